@@ -1,0 +1,78 @@
+import type {
+	IAuthenticate,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/** The send endpoint is the only one that authenticates with `Authorization`. */
+const SEND_PATH = /\/outgoings\/send\/?$/;
+
+function requestPath(options: IHttpRequestOptions): string {
+	return options.url.split('?')[0];
+}
+
+export class SmsMessagingApi implements ICredentialType {
+	name = 'smsMessagingApi';
+
+	displayName = 'SMS Messaging API';
+
+	icon: Icon = { light: 'file:../icons/sms.svg', dark: 'file:../icons/sms.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-sms-messaging/n8n-nodes-sms-messaging#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Token',
+			name: 'apiToken',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'The API token of your Messaging Service account. It is sent as a Bearer token and never shown in node output or errors.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com/api/v3',
+			description:
+				'Address of the API for Sender IDs and the SMS and contact lists, including the /api/v3 prefix',
+		},
+		{
+			displayName: 'Send Base URL',
+			name: 'sendBaseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://send.example.com/api/v3',
+			description:
+				'Address of the API that sends SMS, including the /api/v3 prefix. It may be the same as the Base URL.',
+		},
+	];
+
+	// The API authenticates the send endpoint with `Authorization` and every other endpoint with
+	// `X-Service`; a request must carry exactly one of them, whatever host it goes to.
+	authenticate: IAuthenticate = async (credentials, requestOptions) => {
+		const headers = { ...requestOptions.headers };
+		delete headers.Authorization;
+		delete headers['X-Service'];
+		const header = SEND_PATH.test(requestPath(requestOptions)) ? 'Authorization' : 'X-Service';
+		headers[header] = `Bearer ${credentials.apiToken as string}`;
+		return { ...requestOptions, headers };
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			url: '/contacts',
+			method: 'GET',
+			qs: { records: 1 },
+		},
+	};
+}

@@ -1,0 +1,51 @@
+import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+
+import { contactDescription } from './resources/contact';
+import { senderIdDescription } from './resources/senderId';
+import { send, smsDescription } from './resources/sms';
+
+export class SmsMessaging implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'SMS Messaging',
+		name: 'smsMessaging',
+		icon: { light: 'file:../../icons/sms.svg', dark: 'file:../../icons/sms.dark.svg' },
+		group: ['output'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description:
+			'Send SMS through the Messaging Service API, register Sender IDs, and list sent messages and contacts',
+		defaults: { name: 'SMS Messaging' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'smsMessagingApi', required: true }],
+		requestDefaults: {
+			baseURL: '={{ $credentials.baseUrl }}',
+			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+			// Error statuses reach unwrapResponse, which turns the API's error body into the message.
+			ignoreHttpStatusErrors: true,
+		},
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Contact', value: 'contact' },
+					{ name: 'Sender ID', value: 'senderId' },
+					{ name: 'SMS', value: 'sms' },
+				],
+				default: 'sms',
+			},
+			...senderIdDescription,
+			...smsDescription,
+			...contactDescription,
+		],
+	};
+
+	// Declarative routing sends one request per item; Send batches items into envelopes instead.
+	customOperations = {
+		sms: { send },
+	};
+}

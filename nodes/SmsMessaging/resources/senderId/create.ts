@@ -1,0 +1,15 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { senderIdFields } from './fields';
+
+export const senderIdCreateDescription: INodeProperties[] = [
+	{
+		displayName:
+			'A new Sender ID starts as PENDING: it cannot be used for sending until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.',
+		name: 'pendingNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { resource: ['senderId'], operation: ['create'] } },
+	},
+	...senderIdFields('create'),
+];

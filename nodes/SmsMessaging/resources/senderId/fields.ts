@@ -1,0 +1,83 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { sendChecked } from '../../shared/routing';
+import { requiredText, senderIdName } from '../../shared/validation';
+
+/** Name, purpose, access and sample: the body both create and update send. */
+export function senderIdFields(operation: 'create' | 'update'): INodeProperties[] {
+	const show = { resource: ['senderId'], operation: [operation] };
+	return [
+		{
+			displayName: 'Name',
+			name: 'name',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. ACMESHOP',
+			description:
+				'The sender name recipients see instead of a phone number: 1 to 11 characters, usually letters and digits',
+			displayOptions: { show },
+			routing: { send: { preSend: [sendChecked('body', 'name', 'name', 'Name', senderIdName)] } },
+		},
+		{
+			displayName: 'Purpose',
+			name: 'purpose',
+			type: 'options',
+			required: true,
+			default: 'TRANSACTIONAL',
+			description: 'What kind of messages this Sender ID will send',
+			displayOptions: { show },
+			options: [
+				{
+					name: 'Notification',
+					value: 'NOTIFICATION',
+					description: 'Alerts and reminders, such as appointment reminders',
+				},
+				{
+					name: 'Promotional',
+					value: 'PROMOTIONAL',
+					description: 'Marketing messages and offers',
+				},
+				{
+					name: 'Transactional',
+					value: 'TRANSACTIONAL',
+					description: 'Messages a customer expects, such as one-time codes and order updates',
+				},
+			],
+			routing: { send: { type: 'body', property: 'purpose' } },
+		},
+		{
+			displayName: 'Access',
+			name: 'access',
+			type: 'options',
+			required: true,
+			default: 'PRIVATE',
+			description: 'Who can see this Sender ID',
+			displayOptions: { show },
+			options: [
+				{ name: 'Private', value: 'PRIVATE', description: 'Only your account' },
+				{
+					name: 'Public',
+					value: 'PUBLIC',
+					description: 'Visible to other users of the service',
+				},
+			],
+			routing: { send: { type: 'body', property: 'access' } },
+		},
+		{
+			displayName: 'Sample Message',
+			name: 'sample',
+			type: 'string',
+			required: true,
+			default: '',
+			typeOptions: { rows: 3 },
+			placeholder: 'e.g. Your order 1234 has shipped and arrives on Friday.',
+			description:
+				'An example of a message you will send with this Sender ID. The service reviews it before approving the Sender ID.',
+			displayOptions: { show },
+			routing: {
+				send: { preSend: [sendChecked('body', 'sample', 'sample', 'Sample Message', requiredText)] },
+			},
+		},
+	];
+}

@@ -1,0 +1,40 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { unwrapResponse } from '../../shared/routing';
+import { smsGetManyDescription } from './getAll';
+import { send, smsSendDescription } from './send';
+
+export const smsDescription: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['sms'] } },
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				action: 'Get many SMS messages',
+				description:
+					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
+				routing: {
+					request: { method: 'GET', url: '/sms' },
+					output: { postReceive: [unwrapResponse] },
+				},
+			},
+			{
+				name: 'Send',
+				value: 'send',
+				action: 'Send SMS messages',
+				description:
+					'Send one SMS per input item, batched into few requests. Costs credits: at least one per message.',
+			},
+		],
+		default: 'send',
+	},
+	...smsSendDescription,
+	...smsGetManyDescription,
+];
+
+export { send };

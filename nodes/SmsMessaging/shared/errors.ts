@@ -1,0 +1,134 @@
+import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
+
+/** What the node was doing when the API answered with an error; it shapes the hint shown. */
+export type ApiOperation = 'senderId:create' | 'senderId:update' | 'sms:send' | 'list';
+
+export interface ApiErrorContext {
+	operation: ApiOperation;
+	itemIndex?: number;
+	/** Removed from every text the error carries, whatever the API echoed. */
+	apiToken?: string;
+	/** The Sender ID an update addressed, for the 404 hint. */
+	senderId?: unknown;
+}
+
+interface ApiErrorEntry {
+	field?: unknown;
+	message?: unknown;
+	rejectedValue?: unknown;
+}
+
+const STATUS_HINTS: Record<number, string> = {
+	401: 'Check the API token in the "SMS Messaging API" credential: the API did not accept it.',
+	402: 'The account does not have enough credits for this request. Top up the account, or send fewer or shorter messages.',
+	403: 'The account behind this API token lacks permission for this operation.',
+	405: 'The API does not allow this method on this endpoint. Check the Base URL in the credential.',
+	422: 'The API understood the request but could not process it. Check the values listed above.',
+	429: 'The API is receiving too many requests. Try again later.',
+	500: 'The API failed with an unexpected server error. Try again later.',
+};
+
+export function redact(text: string, apiToken?: string): string {
+	if (!apiToken) return text;
+	return text.split(apiToken).join('***');
+}
+
+function describeEntry(entry: unknown): string {
+	if (typeof entry === 'string') return entry;
+	if (entry && typeof entry === 'object') {
+		const { field, message, rejectedValue } = entry as ApiErrorEntry;
+		const text = [field, message].filter((part) => part !== undefined && part !== '').join(': ');
+		const rejected =
+			rejectedValue === undefined || rejectedValue === null
+				? ''
+				: ` (rejected value: ${JSON.stringify(rejectedValue)})`;
+		return `${text || JSON.stringify(entry)}${rejected}`;
+	}
+	return String(entry);
+}
+
+function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
+	if (statusCode === 404 && context.operation === 'senderId:update') {
+		return `The Sender ID ${String(context.senderId)} does not exist. Check the ID of the Sender ID to update.`;
+	}
+	if (statusCode === 404) {
+		return 'The API could not find this resource. Check the base URLs in the credential.';
+	}
+	if (statusCode >= 500 && !(statusCode in STATUS_HINTS)) return STATUS_HINTS[500];
+	return STATUS_HINTS[statusCode];
+}
+
+/**
+ * Turns an API error answer (the response wrapper with `errors`) into the error the user sees:
+ * the API's own message, each `errors` entry on its own line, and what to do about the status.
+ */
+export function apiError(
+	node: INode,
+	statusCode: number,
+	body: unknown,
+	context: ApiErrorContext,
+): NodeApiError {
+	const wrapper = body && typeof body === 'object' ? (body as JsonObject) : {};
+	const apiMessage =
+		typeof wrapper.message === 'string' && wrapper.message !== ''
+			? wrapper.message
+			: `The API answered with HTTP ${statusCode}`;
+	const entries = Array.isArray(wrapper.errors) ? wrapper.errors.map(describeEntry) : [];
+	const hint = statusHint(statusCode, context);
+	const description = [...entries, ...(hint ? [hint] : [])].join('\n');
+
+	const message = redact(apiMessage, context.apiToken);
+	const safeDescription = redact(description, context.apiToken);
+	// NodeApiError takes its description from a `response.data` it finds in what it is given, so
+	// it is given only the texts it must show.
+	return new NodeApiError(
+		node,
+		{ message, description: safeDescription, httpCode: String(statusCode) },
+		{
+			message,
+			description: safeDescription,
+			httpCode: String(statusCode),
+			itemIndex: context.itemIndex,
+		},
+	);
+}
+
+/** A 2xx answer that is not the documented wrapper is an error, never an empty result. */
+export function unexpectedBodyError(
+	node: INode,
+	statusCode: number,
+	what: string,
+	context: ApiErrorContext,
+): NodeApiError {
+	return new NodeApiError(
+		node,
+		{ message: what, httpCode: String(statusCode) },
+		{
+			message: `The API answered HTTP ${statusCode} with an unexpected body: ${what}`,
+			description:
+				'The response is not the documented JSON wrapper with a "data" object, so its result cannot be trusted. Nothing was assumed from it.',
+			httpCode: String(statusCode),
+			itemIndex: context.itemIndex,
+		},
+	);
+}
+
+/**
+ * Checks an API answer and returns its `data` object; throws the mapped error otherwise.
+ */
+export function unwrapData(
+	node: INode,
+	statusCode: number,
+	body: unknown,
+	context: ApiErrorContext,
+): JsonObject {
+	if (statusCode >= 400) throw apiError(node, statusCode, body, context);
+	if (!body || typeof body !== 'object' || Array.isArray(body)) {
+		throw unexpectedBodyError(node, statusCode, 'it is not a JSON object', context);
+	}
+	const { data } = body as JsonObject;
+	if (!data || typeof data !== 'object' || Array.isArray(data)) {
+		throw unexpectedBodyError(node, statusCode, 'it has no "data" object', context);
+	}
+	return data as JsonObject;
+}

@@ -1,0 +1,130 @@
+import { NodeOperationError, type INode } from 'n8n-workflow';
+
+/** Where a value came from, so that an error can name the item and the field. */
+export interface FieldRef {
+	node: INode;
+	itemIndex: number;
+	/** The parameter's name, as in the workflow JSON. */
+	field: string;
+	/** The parameter's name as shown in the editor. */
+	label: string;
+}
+
+export function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
+	return new NodeOperationError(
+		ref.node,
+		`Item ${ref.itemIndex}: ${ref.label} (${ref.field}) ${problem}`,
+		{ itemIndex: ref.itemIndex, description: hint, level: 'warning' },
+	);
+}
+
+function show(value: unknown): string {
+	return JSON.stringify(value) ?? String(value);
+}
+
+function asText(ref: FieldRef, value: unknown): string {
+	if (typeof value === 'string') return value;
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (value === undefined || value === null) return '';
+	throw invalidField(ref, `must be text, got ${show(value)}`);
+}
+
+export function requiredText(ref: FieldRef, value: unknown): string {
+	const text = asText(ref, value);
+	if (text.trim() === '') throw invalidField(ref, 'is empty', 'Enter a value or an expression that gives one.');
+	return text;
+}
+
+/** Sender ID names (create, update) and the send `senderId` are 1 to 11 characters. */
+export function senderIdName(ref: FieldRef, value: unknown): string {
+	const text = requiredText(ref, value).trim();
+	if (text.length > 11) {
+		throw invalidField(
+			ref,
+			`is ${text.length} characters long; the API allows 1 to 11`,
+			`Got ${show(text)}.`,
+		);
+	}
+	return text;
+}
+
+const PHONE_DECORATION = /[\s\-().]/g;
+
+/**
+ * The API wants digits with the country code and no plus sign. Spaces, dashes, dots and
+ * parentheses are dropped, and a leading "+" or international "00" prefix is removed.
+ */
+export function phoneNumber(ref: FieldRef, value: unknown): string {
+	const raw = requiredText(ref, value);
+	const digits = raw.replace(PHONE_DECORATION, '').replace(/^(\+|00)/, '');
+	if (!/^\d{6,15}$/.test(digits)) {
+		throw invalidField(
+			ref,
+			`is not a phone number: ${show(raw)}`,
+			'Use the number with its country code, for example 254712345678 or +254 712 345 678 (6 to 15 digits).',
+		);
+	}
+	return digits;
+}
+
+export function positiveInteger(ref: FieldRef, value: unknown): number {
+	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
+		throw invalidField(ref, `must be a whole number of 1 or more, got ${show(value)}`);
+	}
+	return number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function uuid(ref: FieldRef, value: unknown): string {
+	const text = requiredText(ref, value).trim();
+	if (!UUID.test(text)) {
+		throw invalidField(
+			ref,
+			`is not a UUID: ${show(text)}`,
+			'A campaign ID looks like 3f2b8c1e-9d4a-4b7e-8f21-5c6d7e8f9a0b.',
+		);
+	}
+	return text;
+}
+
+function isoDate(year: number, month: number, day: number): string | undefined {
+	const date = new Date(Date.UTC(year, month - 1, day));
+	if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+		return undefined;
+	}
+	return date.toISOString().slice(0, 10);
+}
+
+const DATE_PREFIX = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:$|[T\s])/;
+const DAY_MONTH_ORDER = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
+
+/**
+ * The API takes dates as YYYY-MM-DD. A date picked in the editor, typed as an ISO date or
+ * date-time, or given by an expression (Luxon DateTime, JavaScript Date) keeps the calendar
+ * date it names; "01/02/2026" is refused because it reads as two different days.
+ */
+export function apiDate(ref: FieldRef, value: unknown): string {
+	const fail = () =>
+		invalidField(ref, `is not a date: ${show(value)}`, 'Use a date such as 2026-11-01, or pick one.');
+	let text: string;
+	if (value && typeof value === 'object') {
+		const candidate = value as { toISO?: () => string; toISOString?: () => string };
+		const iso = candidate.toISO?.() ?? candidate.toISOString?.();
+		if (typeof iso !== 'string') throw fail();
+		text = iso;
+	} else {
+		text = requiredText(ref, value).trim();
+	}
+	const parts = DATE_PREFIX.exec(text);
+	if (parts) {
+		const date = isoDate(Number(parts[1]), Number(parts[2]), Number(parts[3]));
+		if (date === undefined) throw fail();
+		return date;
+	}
+	if (DAY_MONTH_ORDER.test(text)) throw fail();
+	const parsed = new Date(text);
+	if (Number.isNaN(parsed.getTime()) || !/[a-z]/i.test(text)) throw fail();
+	return isoDate(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate()) ?? '';
+}
