@@ -1,0 +1,219 @@
+// Runs workflows through n8n-core's real WorkflowExecute with the built node and the real
+// credential class, the way n8n runs them, so that tests see what a user would see.
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	createRunExecutionData,
+	ICredentialsHelper,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentialType,
+	type ICredentials,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IWorkflowBase,
+	type IWorkflowExecuteAdditionalData,
+	type IConnections,
+} from 'n8n-workflow';
+import path from 'node:path';
+
+const dist = path.resolve(__dirname, '../../dist');
+// The built package, as n8n loads it from the paths in package.json's `n8n` field.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { SmsMessaging } = require(path.join(dist, 'nodes/SmsMessaging/SmsMessaging.node.js'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { SmsMessagingApi } = require(path.join(dist, 'credentials/SmsMessagingApi.credentials.js'));
+
+export const NODE_TYPE = 'n8n-nodes-sms-messaging.smsMessaging';
+const ITEMS_TYPE = 'test.items';
+
+/** Stands in for a trigger plus whatever produced the rows: it outputs the items it is given. */
+class ItemsNode implements INodeType {
+	description = {
+		displayName: 'Items',
+		name: 'items',
+		group: ['input'],
+		version: 1,
+		description: 'Outputs fixed items',
+		defaults: { name: 'Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = JSON.parse(this.getNodeParameter('items', 0) as string) as object[];
+		return [items.map((json) => ({ json: json as INodeExecutionData['json'] }))];
+	}
+}
+
+const nodeTypeInstances: Record<string, INodeType> = {
+	[NODE_TYPE]: new SmsMessaging(),
+	[ITEMS_TYPE]: new ItemsNode(),
+};
+
+const nodeTypes: INodeTypes = {
+	getByName: (type) => nodeTypeInstances[type],
+	getByNameAndVersion: (type) => nodeTypeInstances[type],
+	getKnownTypes: () => ({}),
+};
+
+export const credentialType: ICredentialType = new SmsMessagingApi();
+
+/** n8n's credentials helper reduced to what a function-based `authenticate` needs. */
+class CredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: ICredentialDataDecryptedObject) {
+		super();
+	}
+
+	getParentTypes() {
+		return [];
+	}
+
+	isCredentialUsableByNode() {
+		return true;
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
+		if (typeName !== credentialType.name || typeof credentialType.authenticate !== 'function') {
+			throw new Error(`unexpected credential type ${typeName}`);
+		}
+		return await credentialType.authenticate(credentials, requestOptions);
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used');
+	}
+
+	async getDecrypted() {
+		return { ...this.data };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties() {
+		return credentialType.properties;
+	}
+}
+
+export interface Credentials {
+	apiToken: string;
+	baseUrl: string;
+	sendBaseUrl: string;
+}
+
+export interface RunOptions {
+	/** Parameters of the SMS Messaging node. */
+	parameters: INode['parameters'];
+	/** Input items of the SMS Messaging node. */
+	items?: object[];
+	credentials: Credentials;
+	continueOnFail?: boolean;
+	onError?: INode['onError'];
+}
+
+export interface RunResult {
+	run: IRun;
+	/** Items on the SMS Messaging node's first output (empty when it failed). */
+	items: INodeExecutionData[];
+	/** Items on its second output, with onError "continueErrorOutput". */
+	errorItems: INodeExecutionData[];
+	/** The node's error when the run stopped. */
+	error?: { message: string; description?: string | null; httpCode?: string | null; context?: object };
+	/** Everything n8n stores of the run, serialised the way it stores it. */
+	serialized: string;
+}
+
+export async function runWorkflow(options: RunOptions): Promise<RunResult> {
+	const nodes: INode[] = [
+		{
+			id: 'items',
+			name: 'Items',
+			type: ITEMS_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { items: JSON.stringify(options.items ?? [{}]) },
+		},
+		{
+			id: 'sms',
+			name: 'SMS Messaging',
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: options.parameters,
+			credentials: { smsMessagingApi: { id: '1', name: 'SMS Messaging account' } },
+			continueOnFail: options.continueOnFail,
+			onError: options.onError,
+		},
+	];
+	const connections: IConnections = {
+		Items: { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] },
+	};
+	const workflow = new Workflow({ id: 'test', nodes, connections, nodeTypes, active: false, settings: { executionOrder: 'v1' } });
+	const workflowData = { id: 'test', name: 'test', nodes, connections, active: false } as unknown as IWorkflowBase;
+
+	const hooks = new ExecutionLifecycleHooks('manual', '1', workflowData);
+	let finished: IRun | undefined;
+	hooks.addHandler('workflowExecuteAfter', (run) => {
+		finished = run;
+	});
+
+	const additionalData = {
+		hooks,
+		credentialsHelper: new CredentialsHelper(options.credentials as unknown as ICredentialDataDecryptedObject),
+		currentNodeParameters: undefined,
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1:5678/formBaseUrl',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/formWaitingBaseUrl',
+		formTestBaseUrl: 'http://127.0.0.1:5678/formTestBaseUrl',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhookBaseUrl',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhookWaitingBaseUrl',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhookTestBaseUrl',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcpBaseUrl',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcpTestBaseUrl',
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: async () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	const runExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [{ node: nodes[0], data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+
+	const returned = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const run = finished ?? returned;
+	const task = run.data.resultData.runData['SMS Messaging']?.[0];
+	const error = task?.error as RunResult['error'];
+	return {
+		run,
+		items: task?.data?.main?.[0] ?? [],
+		errorItems: task?.data?.main?.[1] ?? [],
+		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
+		serialized: JSON.stringify(run),
+	};
+}

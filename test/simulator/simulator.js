@@ -1,0 +1,589 @@
+'use strict';
+// A stateful simulator of the Messaging Service API v3 (../shared/api-spec.md) for tests, the
+// demo and benchmarks. Two HTTP servers, like the two documented hosts: the API host (Sender IDs,
+// lists) and the send host. Control endpoints under /__sim/ on the API host (no auth) let a test
+// or a person inspect what arrived and inject faults.
+const http = require('node:http');
+const { randomUUID } = require('node:crypto');
+
+const PREFIX = '/api/v3';
+const PURPOSES = ['TRANSACTIONAL', 'PROMOTIONAL', 'NOTIFICATION'];
+const ACCESS = ['PRIVATE', 'PUBLIC'];
+const SMS_STATUSES = ['DELIVERED', 'SENT', 'FAILED', 'PENDING'];
+// The spec does not name the state after approval; the simulator calls it APPROVED.
+const APPROVED = 'APPROVED';
+const REASONS = {
+	200: 'OK', 201: 'CREATED', 202: 'ACCEPTED', 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED',
+	402: 'PAYMENT_REQUIRED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED',
+	422: 'UNPROCESSABLE_ENTITY', 429: 'TOO_MANY_REQUESTS', 500: 'INTERNAL_SERVER_ERROR',
+	502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE',
+};
+
+// GSM 03.38 basic set, and the extension set whose characters take two septets.
+const GSM_BASIC =
+	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM_EXTENDED = '^{}\\[~]|€\f';
+
+/** Parts a text needs, with the industry values 160/153 (GSM-7) and 70/67 (UCS-2). */
+function smsParts(text) {
+	let septets = 0;
+	for (const char of text) {
+		if (GSM_BASIC.includes(char)) septets += 1;
+		else if (GSM_EXTENDED.includes(char)) septets += 2;
+		else {
+			const units = [...text].length;
+			return units <= 70 ? 1 : Math.ceil(units / 67);
+		}
+	}
+	return septets <= 160 ? 1 : Math.ceil(septets / 153);
+}
+
+function seededRandom(seed) {
+	let state = seed >>> 0;
+	return () => {
+		state = (state * 1664525 + 1013904223) >>> 0;
+		return state / 2 ** 32;
+	};
+}
+
+const FIRST = ['Amina', 'Brian', 'Chen', 'Dana', 'Elif', 'Femi', 'Grace', 'Hugo', 'Ines', 'Jomo'];
+const LAST = ['Otieno', 'Smith', 'Wang', 'Kariuki', 'Yilmaz', 'Adeyemi', 'Mwangi', 'Martin'];
+
+class Simulator {
+	/**
+	 * @param {object} [options]
+	 * @param {string} [options.token] the one valid API token
+	 * @param {number} [options.balance] credits of the account
+	 * @param {boolean} [options.admin] whether the token belongs to an admin account (userId filter)
+	 * @param {number} [options.smsRecords] seeded SMS records
+	 * @param {number} [options.contacts] seeded contacts (every seventh one soft-deleted)
+	 * @param {boolean} [options.sendOnApiHost] also serve the send endpoint on the API host
+	 */
+	constructor(options = {}) {
+		this.options = {
+			token: 'sim-token',
+			balance: 100000,
+			admin: true,
+			smsRecords: 57,
+			contacts: 23,
+			...options,
+		};
+		/** @type {http.Server[]} */
+		this.servers = [];
+		this.token = this.options.token;
+		this.admin = this.options.admin;
+		this.balance = this.options.balance;
+		/**
+		 * Every request that reached an API endpoint, in order.
+		 * @type {{host: 'api'|'send', method: string, path: string, query: Record<string, string|string[]>,
+		 *   rawQuery: string, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
+		 */
+		this.requests = [];
+		/** @type {any[]} */
+		this.faults = [];
+		/** @type {any[]} */
+		this.senderIds = [];
+		/** @type {any[]} */
+		this.sms = [];
+		/** @type {any[]} */
+		this.contacts = [];
+		/** @type {string[]} */
+		this.campaigns = [];
+		this.nextId = { senderId: 1, sms: 1, contact: 1 };
+		this.baseUrl = '';
+		this.sendBaseUrl = '';
+		this.reset();
+	}
+
+	/** Back to the seeded state: data, balance, request log and faults. */
+	reset() {
+		const { balance, smsRecords, contacts } = this.options;
+		this.token = this.options.token;
+		this.admin = this.options.admin;
+		this.balance = balance;
+		this.requests = [];
+		this.faults = [];
+		this.nextId = { senderId: 1, sms: 1, contact: 1 };
+		this.senderIds = [];
+		this.sms = [];
+		this.contacts = [];
+		const now = Date.parse('2026-11-20T12:00:00Z');
+		const random = seededRandom(42);
+		for (const name of ['ACME', 'NOTIFY']) {
+			this.addSenderId({ name, purpose: 'TRANSACTIONAL', access: 'PRIVATE', sample: `${name} sample` }, APPROVED);
+		}
+		const campaigns = ['6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e', 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', '0c9b8a7f-6e5d-4c3b-9a1f-2e3d4c5b6a7f'];
+		this.campaigns = campaigns;
+		for (let i = 0; i < smsRecords; i++) {
+			const sentAt = new Date(now - Math.floor(random() * 30 * 86400000));
+			const status = SMS_STATUSES[i % SMS_STATUSES.length];
+			this.sms.push({
+				id: this.nextId.sms++,
+				recipient: `2547${String(10000000 + i).slice(-8)}`,
+				content: `Seeded message ${i + 1} about order ${1000 + i}`,
+				status,
+				sentAt: sentAt.toISOString(),
+				deliveredAt: status === 'DELIVERED' ? new Date(sentAt.getTime() + 60000).toISOString() : null,
+				campaignId: campaigns[i % campaigns.length],
+				userId: (i % 3) + 1,
+			});
+		}
+		for (let i = 0; i < contacts; i++) {
+			const created = new Date(now - (contacts - i) * 3600000).toISOString();
+			const first = FIRST[i % FIRST.length];
+			const last = LAST[i % LAST.length];
+			this.contacts.push({
+				id: this.nextId.contact++,
+				names: `${first} ${last}`,
+				number: `2547${String(20000000 + i).slice(-8)}`,
+				email: i % 4 === 0 ? null : `${first}.${last}${i}@example.com`.toLowerCase(),
+				createdAt: created,
+				updatedAt: created,
+				deletedAt: i % 7 === 6 ? created : null,
+				userId: (i % 2) + 1,
+			});
+		}
+	}
+
+	addSenderId({ name, purpose, access, sample }, status = 'PENDING') {
+		const at = new Date().toISOString();
+		const record = {
+			id: this.nextId.senderId++,
+			name,
+			purpose,
+			sample,
+			access,
+			addedBy: {
+				id: 1, uuid: '0b6f3a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', firstName: 'Sim', lastName: 'User',
+				gender: 'OTHER', email: 'sim@example.com', phone: '254700000000', address: 'Nairobi',
+			},
+			status,
+			deletedAt: null,
+			createdAt: at,
+			updatedAt: at,
+		};
+		this.senderIds.push(record);
+		return record;
+	}
+
+	/**
+	 * Makes the next matching requests misbehave.
+	 * @param {object} fault
+	 * @param {'api'|'send'} [fault.host] only requests to this host
+	 * @param {string} [fault.path] only requests whose path (after /api/v3) is this
+	 * @param {number} [fault.count] how many requests it applies to (default 1; Infinity for all)
+	 * @param {number} [fault.skip] let this many matching requests through first
+	 * @param {number} [fault.status] answer with this status and an error wrapper
+	 * @param {string|number} [fault.retryAfter] Retry-After header value
+	 * @param {number} [fault.delayMs] wait before answering
+	 * @param {'not-json'|'no-data'|'no-content'} [fault.malformed] a 2xx with a broken body
+	 * @param {'reset'} [fault.network] destroy the connection without an answer
+	 * @param {boolean} [fault.process] with network or delayMs: process the request first
+	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
+	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
+	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
+	 */
+	inject(fault) {
+		this.faults.push({ count: 1, skip: 0, ...fault });
+	}
+
+	takeFault(host, path) {
+		for (const fault of this.faults) {
+			if (fault.count <= 0) continue;
+			if (fault.host && fault.host !== host) continue;
+			if (fault.path && fault.path !== path) continue;
+			if (fault.skip > 0) {
+				fault.skip--;
+				continue;
+			}
+			fault.count--;
+			return fault;
+		}
+		return undefined;
+	}
+
+	/** Envelopes the send host accepted, in order. */
+	get sentEnvelopes() {
+		return this.requests
+			.filter((r) => r.host === 'send' && r.status === 202)
+			.flatMap((r) => r.body.envelopes);
+	}
+
+	async start({ apiPort = 0, sendPort = 0, host = '127.0.0.1' } = {}) {
+		const listen = (port, role) =>
+			new Promise((resolve, reject) => {
+				const server = http.createServer((req, res) => this.handle(role, req, res));
+				server.keepAliveTimeout = 1000;
+				server.once('error', reject);
+				server.listen(port, host, () => resolve(server));
+			});
+		const api = await listen(apiPort, 'api');
+		const send = await listen(sendPort, 'send');
+		this.servers = [api, send];
+		this.baseUrl = `http://${host}:${api.address().port}${PREFIX}`;
+		this.sendBaseUrl = `http://${host}:${send.address().port}${PREFIX}`;
+		return { baseUrl: this.baseUrl, sendBaseUrl: this.sendBaseUrl };
+	}
+
+	async stop() {
+		await Promise.all(
+			this.servers.map(
+				(server) =>
+					new Promise((resolve) => {
+						server.closeAllConnections?.();
+						server.close(() => resolve());
+					}),
+			),
+		);
+		this.servers = [];
+	}
+
+	handle(role, req, res) {
+		const chunks = [];
+		req.on('data', (chunk) => chunks.push(chunk));
+		req.on('end', () => {
+			const url = new URL(req.url, 'http://simulator');
+			const raw = Buffer.concat(chunks).toString('utf8');
+			if (role === 'api' && url.pathname.startsWith('/__sim/')) {
+				return this.control(req.method, url, raw, res);
+			}
+			let body;
+			try {
+				body = raw ? JSON.parse(raw) : undefined;
+			} catch {
+				body = raw;
+			}
+			const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : url.pathname;
+			const record = {
+				host: role,
+				method: req.method,
+				path,
+				query: Object.fromEntries(
+					[...new Set(url.searchParams.keys())].map((k) => {
+						const all = url.searchParams.getAll(k);
+						return [k, all.length > 1 ? all : all[0]];
+					}),
+				),
+				rawQuery: url.search,
+				headers: req.headers,
+				body,
+				status: undefined,
+			};
+			this.requests.push(record);
+			const fault = this.takeFault(role, path);
+			const answer = () => this.answer(role, record, url, fault, res);
+			if (fault?.delayMs) setTimeout(answer, fault.delayMs);
+			else answer();
+		});
+	}
+
+	answer(role, record, url, fault, res) {
+		if (fault?.network === 'reset') {
+			if (fault.process) this.route(role, record, url, fault);
+			record.status = 'reset';
+			res.socket.destroy();
+			return;
+		}
+		if (fault?.status) {
+			record.status = fault.status;
+			const headers = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
+			const auth = `${record.headers.authorization ?? ''} ${record.headers['x-service'] ?? ''}`.trim();
+			const errors = fault.echoAuth ? [`Rejected credentials: ${auth}`] : ['Injected fault'];
+			const message = fault.echoAuth ? `Request with ${auth} failed` : undefined;
+			return this.reply(res, record, fault.status, this.errorBody(role, record, fault.status, errors, message), headers);
+		}
+		const [status, body] = this.route(role, record, url, fault);
+		record.status = status;
+		if (fault?.malformed === 'not-json') {
+			res.writeHead(status, { 'Content-Type': 'text/html' });
+			return res.end('<html><body>Gateway says hello</body></html>');
+		}
+		if (fault?.malformed === 'no-data') delete body.data;
+		if (fault?.malformed === 'no-content' && body.data) delete body.data.content;
+		this.reply(res, record, status, body);
+	}
+
+	reply(res, record, status, body, headers = {}) {
+		const text = JSON.stringify(body);
+		res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+		res.end(text);
+	}
+
+	wrapper(record, status, extra) {
+		return {
+			status: `${status} ${REASONS[status] ?? 'UNKNOWN'}`,
+			code: extra.code,
+			message: extra.message,
+			timestamp: new Date().toISOString(),
+			reqId: randomUUID(),
+			path: `${PREFIX}${record.path}`,
+			...(extra.data !== undefined ? { data: extra.data } : {}),
+			...(extra.errors !== undefined ? { errors: extra.errors } : {}),
+		};
+	}
+
+	/** Error bodies as spec section 7: objects on Sender ID and list operations, strings on send. */
+	errorBody(role, record, status, errors, message) {
+		const text = message ?? REASONS[status]?.replace(/_/g, ' ').toLowerCase() ?? 'error';
+		if (role === 'send') {
+			return this.wrapper(record, status, { code: status, message: text, errors: errors.map(String) });
+		}
+		return this.wrapper(record, status, {
+			code: status * 10 + 1,
+			message: text,
+			errors: errors.map((e) =>
+				typeof e === 'string' ? { field: null, message: e, rejectedValue: null, rejectingValues: {} } : { rejectingValues: {}, ...e },
+			),
+		});
+	}
+
+	fail(role, record, status, errors, message) {
+		return [status, this.errorBody(role, record, status, errors, message)];
+	}
+
+	route(host, record, url, fault) {
+		const { method, path, headers } = record;
+		const role = host === 'api' && path === '/outgoings/send' && this.options.sendOnApiHost ? 'send' : host;
+		const expectedHeader = role === 'send' ? 'authorization' : 'x-service';
+		if (headers[expectedHeader] !== `Bearer ${this.token}`) {
+			const name = role === 'send' ? 'Authorization' : 'X-Service';
+			return this.fail(role, record, 401,
+				[role === 'send' ? `${name}: missing or invalid API token` : { field: name, message: 'missing or invalid API token' }],
+				'Authentication failed');
+		}
+		const routes = {
+			api: {
+				'/sender-ids': { POST: () => this.createSenderId(record), PUT: () => this.updateSenderId(record) },
+				'/sms': { GET: () => this.listSms(record, url, fault) },
+				'/contacts': { GET: () => this.listContacts(record, url, fault) },
+			},
+			send: { '/outgoings/send': { POST: () => this.send(record, fault) } },
+		}[role];
+		const route = routes[path];
+		if (!route) return this.fail(role, record, 404, [`No endpoint ${path} on this host`], 'Not found');
+		const handler = route[method];
+		if (!handler) return this.fail(role, record, 405, [`${method} is not allowed on ${path}`], 'Method not allowed');
+		return handler();
+	}
+
+	checkSenderIdBody(body) {
+		const errors = [];
+		const { name, purpose, access, sample } = body ?? {};
+		if (typeof name !== 'string' || name.length < 1 || name.length > 11)
+			errors.push({ field: 'name', message: 'must be 1 to 11 characters', rejectedValue: name ?? null });
+		if (!PURPOSES.includes(purpose))
+			errors.push({ field: 'purpose', message: `must be one of ${PURPOSES.join(', ')}`, rejectedValue: purpose ?? null });
+		if (!ACCESS.includes(access))
+			errors.push({ field: 'access', message: `must be one of ${ACCESS.join(', ')}`, rejectedValue: access ?? null });
+		if (typeof sample !== 'string' || sample.trim() === '')
+			errors.push({ field: 'sample', message: 'must not be empty', rejectedValue: sample ?? null });
+		return errors;
+	}
+
+	createSenderId(record) {
+		const errors = this.checkSenderIdBody(record.body);
+		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
+		const created = this.addSenderId(record.body);
+		return [201, this.wrapper(record, 201, { code: 0, message: 'Sender ID created and awaiting approval', data: created })];
+	}
+
+	updateSenderId(record) {
+		const { senderId } = record.body ?? {};
+		const errors = this.checkSenderIdBody(record.body);
+		if (!Number.isInteger(senderId)) errors.push({ field: 'senderId', message: 'must be an integer', rejectedValue: senderId ?? null });
+		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
+		const existing = this.senderIds.find((s) => s.id === senderId && s.deletedAt === null);
+		if (!existing) return this.fail('api', record, 404, [{ field: 'senderId', message: 'Sender ID not found', rejectedValue: senderId }], 'Sender ID not found');
+		const { name, purpose, access, sample } = record.body;
+		const needsApproval = name !== existing.name || purpose !== existing.purpose;
+		Object.assign(existing, { name, purpose, access, sample, updatedAt: new Date().toISOString() });
+		if (needsApproval) existing.status = 'PENDING';
+		return [200, this.wrapper(record, 200, { code: 0, message: 'Sender ID updated', data: existing })];
+	}
+
+	send(record, fault) {
+		const { senderId, envelopes, callbackUrl } = record.body ?? {};
+		const errors = [];
+		if (typeof senderId !== 'string' || senderId.length < 1 || senderId.length > 11) errors.push('senderId: must be 1 to 11 characters');
+		else if (!this.senderIds.some((s) => s.name === senderId && s.status === APPROVED))
+			errors.push(`senderId: ${senderId} is not an approved Sender ID of this account`);
+		if (!Array.isArray(envelopes) || envelopes.length === 0) errors.push('envelopes: must be a non-empty array');
+		else
+			envelopes.forEach((e, i) => {
+				if (typeof e?.number !== 'string' || !/^\d{6,15}$/.test(e.number)) errors.push(`envelopes[${i}].number: must be digits with country code`);
+				if (typeof e?.message !== 'string' || e.message === '') errors.push(`envelopes[${i}].message: must not be empty`);
+				if (e?.thirdPartyRef !== undefined && typeof e.thirdPartyRef !== 'string') errors.push(`envelopes[${i}].thirdPartyRef: must be a string`);
+			});
+		if (errors.length) return this.fail('send', record, 400, errors, 'Invalid parameters');
+		const credits = envelopes.map((e) => smsParts(e.message));
+		const required = credits.reduce((a, b) => a + b, 0);
+		if (required > this.balance) {
+			return this.fail('send', record, 402, [`Insufficient balance: balance ${this.balance} credits, required ${required} credits`], 'Insufficient credits');
+		}
+		this.balance -= required;
+		const campaignId = randomUUID();
+		const sentAt = new Date().toISOString();
+		const outgoings = envelopes.map((e, i) => {
+			const id = this.nextId.sms++;
+			this.sms.push({ id, recipient: e.number, content: e.message, status: 'SENT', sentAt, deliveredAt: null, campaignId, userId: 1 });
+			return { id, senderId, recipient: e.number, message: e.message, credits: credits[i], status: 'SENT', thirdPartyRef: e.thirdPartyRef };
+		});
+		if (fault?.dropOutgoings) outgoings.splice(outgoings.length - fault.dropOutgoings);
+		return [202, this.wrapper(record, 202, {
+			code: 202,
+			message: `${envelopes.length} messages queued for sending`,
+			data: { balance: this.balance, outgoings, ...(callbackUrl !== undefined ? { callbackUrl } : {}) },
+		})];
+	}
+
+	/** Shared checks of both lists; returns [errors, page, size] or a failure. */
+	listQuery(record, url, allowed) {
+		const errors = [];
+		for (const key of url.searchParams.keys()) {
+			if (!allowed.includes(key)) errors.push({ field: key, message: 'unknown parameter', rejectedValue: url.searchParams.get(key) });
+		}
+		const int = (name, fallback, max) => {
+			const raw = url.searchParams.get(name);
+			if (raw === null) return fallback;
+			const value = Number(raw);
+			if (!/^\d+$/.test(raw) || value < 1 || (max && value > max)) {
+				errors.push({ field: name, message: max ? `must be a positive integer of at most ${max}` : 'must be a positive integer', rejectedValue: raw });
+				return fallback;
+			}
+			return value;
+		};
+		const size = int('records', 10, 100);
+		const page = int('page', 1);
+		const userId = int('userId', undefined);
+		return { errors, size, page, userId };
+	}
+
+	userFilter(record, userId, role = 'api') {
+		if (userId !== undefined && !this.admin) {
+			return this.fail(role, record, 403, [{ field: 'userId', message: 'only admin accounts may filter by user', rejectedValue: userId }], 'Forbidden');
+		}
+		return undefined;
+	}
+
+	listSms(record, url, fault) {
+		const q = this.listQuery(record, url, ['records', 'page', 'sort', 'userId', 'status', 'start-date', 'end-date', 'campaign-id', 'query']);
+		const { errors } = q;
+		const param = (n) => url.searchParams.get(n);
+		const status = param('status');
+		if (status !== null && status !== 'all' && !SMS_STATUSES.includes(status))
+			errors.push({ field: 'status', message: 'unknown status', rejectedValue: status });
+		const day = (name) => {
+			const raw = param(name);
+			if (raw === null) return undefined;
+			const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
+			if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
+				errors.push({ field: name, message: 'must be a date in the format YYYY-MM-DD', rejectedValue: raw });
+				return undefined;
+			}
+			return ms;
+		};
+		const start = day('start-date');
+		const end = day('end-date');
+		const campaign = param('campaign-id');
+		if (campaign !== null && !/^[0-9a-f-]{36}$/i.test(campaign))
+			errors.push({ field: 'campaign-id', message: 'must be a UUID', rejectedValue: campaign });
+		let sort = ['id', 'desc'];
+		if (url.searchParams.getAll('sort').length > 1 || param('sort') !== null) {
+			const parts = url.searchParams.getAll('sort').join(',').split(',');
+			if (parts.length !== 2 || !['id', 'sentAt', 'status'].includes(parts[0]) || !['asc', 'desc'].includes(parts[1]))
+				errors.push({ field: 'sort', message: 'must be field,direction with field id, sentAt or status', rejectedValue: param('sort') });
+			else sort = parts;
+		}
+		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
+		const forbidden = this.userFilter(record, q.userId);
+		if (forbidden) return forbidden;
+		const text = param('query')?.toLowerCase();
+		let rows = this.sms.filter((s) =>
+			(status === null || status === 'all' || s.status === status) &&
+			(start === undefined || Date.parse(s.sentAt) >= start) &&
+			(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
+			(campaign === null || s.campaignId === campaign) &&
+			(q.userId === undefined || s.userId === q.userId) &&
+			(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)));
+		const [field, direction] = sort;
+		const sign = direction === 'asc' ? 1 : -1;
+		rows = [...rows].sort((a, b) => (a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign));
+		const page = this.page(rows, q.page, q.size, fault);
+		return [200, this.wrapper(record, 200, {
+			code: 0,
+			message: 'SMS retrieved',
+			data: {
+				content: page.content,
+				pagination: {
+					pageNumber: q.page, pageSize: q.size, sorted: true, totalPages: page.totalPages,
+					totalElements: rows.length, last: page.last, numberOfElements: page.content.length,
+					first: q.page === 1, empty: page.content.length === 0,
+				},
+			},
+		})];
+	}
+
+	listContacts(record, url, fault) {
+		const q = this.listQuery(record, url, ['records', 'page', 'userId', 'query']);
+		if (q.errors.length) return this.fail('api', record, 400, q.errors, 'Invalid parameters');
+		const forbidden = this.userFilter(record, q.userId);
+		if (forbidden) return forbidden;
+		const text = url.searchParams.get('query')?.toLowerCase();
+		const rows = this.contacts
+			.filter((c) => (q.userId === undefined || c.userId === q.userId) &&
+				(!text || c.names.toLowerCase().includes(text) || c.number.includes(text) || (c.email ?? '').includes(text)))
+			.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id))
+			.map(({ userId, ...contact }) => contact);
+		const page = this.page(rows, q.page, q.size, fault);
+		return [200, this.wrapper(record, 200, {
+			code: 0,
+			message: 'Contacts retrieved',
+			data: {
+				content: page.content, totalElements: rows.length, totalPages: page.totalPages, size: q.size,
+				number: q.page, sort: { sorted: true, unsorted: false, empty: false }, first: q.page === 1,
+				last: page.last, numberOfElements: page.content.length, empty: page.content.length === 0,
+			},
+		})];
+	}
+
+	page(rows, page, size, fault) {
+		const totalPages = Math.ceil(rows.length / size);
+		const content = rows.slice((page - 1) * size, page * size);
+		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };
+		return { content, totalPages, last: page >= totalPages };
+	}
+
+	control(method, url, raw, res) {
+		const send = (status, body) => {
+			res.writeHead(status, { 'Content-Type': 'application/json' });
+			res.end(JSON.stringify(body));
+		};
+		const body = raw ? JSON.parse(raw) : {};
+		const path = url.pathname.slice('/__sim'.length);
+		if (method === 'GET' && path === '/requests') return send(200, this.requests);
+		if (method === 'GET' && path === '/state')
+			return send(200, { balance: this.balance, senderIds: this.senderIds, smsCount: this.sms.length, contacts: this.contacts.length });
+		if (method === 'POST' && path === '/reset') {
+			this.reset();
+			return send(200, { ok: true });
+		}
+		if (method === 'POST' && path === '/faults') {
+			this.inject(body);
+			return send(200, { ok: true });
+		}
+		if (method === 'POST' && path === '/balance') {
+			this.balance = body.balance;
+			return send(200, { balance: this.balance });
+		}
+		const approve = /^\/sender-ids\/(\d+)\/approve$/.exec(path);
+		if (method === 'POST' && approve) {
+			const found = this.senderIds.find((s) => s.id === Number(approve[1]));
+			if (!found) return send(404, { error: 'no such Sender ID' });
+			found.status = APPROVED;
+			return send(200, found);
+		}
+		return send(404, { error: `no control endpoint ${method} ${path}` });
+	}
+}
+
+module.exports = { Simulator, smsParts, APPROVED };
