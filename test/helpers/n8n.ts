@@ -51,9 +51,34 @@ class ItemsNode implements INodeType {
 	}
 }
 
+export const credentialType: ICredentialType = new SmsMessagingApi();
+
+export const CREDENTIAL_TEST_TYPE = 'test.credentialTest';
+
+/**
+ * n8n tests a credential by running its `test.request` as the request defaults of a declarative
+ * node without properties, authenticated with the credential; this is that node.
+ */
+const credentialTestNode = {
+	description: {
+		displayName: 'Credential test',
+		name: 'credentialTest',
+		group: ['input'],
+		version: 1,
+		description: '',
+		defaults: { name: 'Credential test' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: credentialType.name, required: true }],
+		requestDefaults: credentialType.test!.request,
+		properties: [],
+	},
+} as unknown as INodeType;
+
 const nodeTypeInstances: Record<string, INodeType> = {
 	[NODE_TYPE]: new SmsMessaging(),
 	[ITEMS_TYPE]: new ItemsNode(),
+	[CREDENTIAL_TEST_TYPE]: credentialTestNode,
 };
 
 const nodeTypes: INodeTypes = {
@@ -61,8 +86,6 @@ const nodeTypes: INodeTypes = {
 	getByNameAndVersion: (type) => nodeTypeInstances[type],
 	getKnownTypes: () => ({}),
 };
-
-export const credentialType: ICredentialType = new SmsMessagingApi();
 
 /** n8n's credentials helper reduced to what a function-based `authenticate` needs. */
 class CredentialsHelper extends ICredentialsHelper {
@@ -117,6 +140,8 @@ export interface Credentials {
 }
 
 export interface RunOptions {
+	/** Node type under test; the SMS Messaging node unless told otherwise. */
+	nodeType?: string;
 	/** Parameters of the SMS Messaging node. */
 	parameters: INode['parameters'];
 	/** Input items of the SMS Messaging node. */
@@ -151,7 +176,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		{
 			id: 'sms',
 			name: 'SMS Messaging',
-			type: NODE_TYPE,
+			type: options.nodeType ?? NODE_TYPE,
 			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,

@@ -1,0 +1,234 @@
+import { runWorkflow } from './helpers/n8n';
+import { TOKEN, useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator();
+
+const send = (options: Record<string, unknown> = {}) => ({
+	resource: 'sms',
+	operation: 'send',
+	senderId: 'ACME',
+	number: '={{ $json.phone }}',
+	message: '=Hi {{ $json.name }}, your order {{ $json.order }} has shipped.',
+	thirdPartyRef: '={{ $json.order }}',
+	...options,
+});
+
+const customers = (count: number) =>
+	Array.from({ length: count }, (_, i) => ({
+		name: `Customer ${i}`,
+		phone: `2547${String(10000000 + i)}`,
+		order: `ORD-${i}`,
+	}));
+
+const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
+
+describe('SMS → Send', () => {
+	test('maps each item to an envelope, read per item, and pairs each result to its item', async () => {
+		const items = [
+			{ name: 'Amina', phone: '+254 (712) 345-678', order: 'A-1' },
+			{ name: 'Brian', phone: '00254 799 000 111', order: 'B-2' },
+			{ name: 'Chen', phone: '254733222111', order: '' },
+		];
+		const result = await runWorkflow({
+			parameters: send(),
+			items,
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		const [request] = sendRequests();
+		expect(sendRequests()).toHaveLength(1);
+		expect(request.body).toEqual({
+			senderId: 'ACME',
+			envelopes: [
+				{ number: '254712345678', message: 'Hi Amina, your order A-1 has shipped.', thirdPartyRef: 'A-1' },
+				{ number: '254799000111', message: 'Hi Brian, your order B-2 has shipped.', thirdPartyRef: 'B-2' },
+				// An empty reference is left out of the envelope.
+				{ number: '254733222111', message: 'Hi Chen, your order  has shipped.' },
+			],
+		});
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.items.map((item) => item.json.recipient)).toEqual(['254712345678', '254799000111', '254733222111']);
+		expect(result.items[0].json).toMatchObject({ senderId: 'ACME', status: 'SENT', credits: 1, thirdPartyRef: 'A-1' });
+		expect(result.items.every((item) => item.json.balance === ctx.sim.balance)).toBe(true);
+		expect(ctx.sim.balance).toBe(100000 - 3);
+	});
+
+	test('250 items go out in 3 requests of 100, 100 and 50 envelopes by default', async () => {
+		const result = await runWorkflow({ parameters: send(), items: customers(250), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		expect(sendRequests().map((r) => r.body.envelopes.length)).toEqual([100, 100, 50]);
+		expect(result.items).toHaveLength(250);
+		expect(result.items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+			Array.from({ length: 250 }, (_, i) => i),
+		);
+		expect(result.items.map((item) => item.json.thirdPartyRef)).toEqual(customers(250).map((c) => c.order));
+		// Each item carries the balance left after the request that carried it.
+		expect(result.items[0].json.balance).toBe(100000 - 100);
+		expect(result.items[249].json.balance).toBe(100000 - 250);
+	});
+
+	test('the batch size option sets the envelopes per request', async () => {
+		await runWorkflow({ parameters: send({ options: { batchSize: 40 } }), items: customers(90), credentials: ctx.credentials });
+		expect(sendRequests().map((r) => r.body.envelopes.length)).toEqual([40, 40, 10]);
+	});
+
+	test('items with different Sender IDs go in separate requests', async () => {
+		const items = customers(4).map((c, i) => ({ ...c, sender: i % 2 ? 'NOTIFY' : 'ACME' }));
+		const result = await runWorkflow({ parameters: send({ senderId: '={{ $json.sender }}' }), items, credentials: ctx.credentials });
+		expect(sendRequests().map((r) => [r.body.senderId, r.body.envelopes.length])).toEqual([
+			['ACME', 2],
+			['NOTIFY', 2],
+		]);
+		expect(result.items.map((item) => item.json.senderId)).toEqual(['ACME', 'NOTIFY', 'ACME', 'NOTIFY']);
+	});
+
+	test('a long message is charged per part, as the API reports it', async () => {
+		const result = await runWorkflow({
+			parameters: send({ message: 'x'.repeat(200) }),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.items.map((item) => item.json.credits)).toEqual([2, 2]);
+		expect(ctx.sim.balance).toBe(100000 - 4);
+	});
+});
+
+describe('SMS → Send: bad input is refused before anything is sent', () => {
+	const cases: Array<[string, object, RegExp]> = [
+		['a number that is not digits', { phone: '0712-abc' }, /^Item 1: Recipient Number \(number\) is not a phone number: "0712-abc"$/],
+		['an empty number', { phone: '' }, /^Item 1: Recipient Number \(number\) is empty$/],
+		['an empty message', { text: '   ' }, /^Item 1: Message \(message\) is empty$/],
+		['a Sender ID over 11 characters', { sender: 'TWELVECHARSX' }, /^Item 1: Sender ID \(senderId\) is 12 characters long; the API allows 1 to 11$/],
+	];
+
+	test.each(cases)('%s stops the whole run, naming the item and the field', async (_, bad, message) => {
+		const items = [
+			{ phone: '254712345678', text: 'Hello', sender: 'ACME' },
+			{ phone: '254712345678', text: 'Hello', sender: 'ACME', ...bad },
+			{ phone: '254712345679', text: 'Hello', sender: 'ACME' },
+		];
+		const result = await runWorkflow({
+			parameters: send({ senderId: '={{ $json.sender }}', message: '={{ $json.text }}' }),
+			items,
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toMatch(message);
+		expect(result.items).toEqual([]);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('with Continue On Fail the bad item becomes an error item and the others are sent', async () => {
+		const items = [
+			{ phone: '254712345678', text: 'Hello' },
+			{ phone: 'call me', text: 'Hello' },
+			{ phone: '254712345679', text: '' },
+			{ phone: '254712345670', text: 'Hello' },
+		];
+		const result = await runWorkflow({
+			parameters: send({ message: '={{ $json.text }}' }),
+			items,
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(4);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(result.items[1].json.error).toBe('Item 1: Recipient Number (number) is not a phone number: "call me"');
+		expect(result.items[2].json.error).toBe('Item 2: Message (message) is empty');
+		expect(result.items[0].json.status).toBe('SENT');
+		expect(result.items[3].json.status).toBe('SENT');
+		expect(sendRequests()).toHaveLength(1);
+		expect(sendRequests()[0].body.envelopes.map((e: { number: string }) => e.number)).toEqual(['254712345678', '254712345670']);
+	});
+});
+
+describe('SMS → Send: API errors', () => {
+	test('402 states the balance and the credits required', async () => {
+		ctx.sim.balance = 2;
+		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('Insufficient credits');
+		expect(result.error?.description).toContain('Insufficient balance: balance 2 credits, required 3 credits');
+		expect(result.error?.description).toContain('does not have enough credits');
+		expect(result.error?.httpCode).toBe('402');
+	});
+
+	test('401 says to check the API token in the credential, and the token never shows', async () => {
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: { ...ctx.credentials, apiToken: 'wrong-token-123' },
+		});
+		expect(result.error?.message).toBe('Authentication failed');
+		expect(result.error?.description).toContain('Check the API token in the "SMS Messaging API" credential');
+		expect(result.serialized).not.toContain('wrong-token-123');
+	});
+
+	test('a server that echoes the token in its error gets it redacted', async () => {
+		ctx.sim.inject({ host: 'send', status: 400, echoAuth: true });
+		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('Request with Bearer *** failed');
+		expect(result.error?.description).toContain('Rejected credentials: Bearer ***');
+		expect(result.serialized).not.toContain(TOKEN);
+	});
+
+	test('a request failing after others went out says exactly which items were sent', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ options: { batchSize: 10 } }),
+			items: customers(30),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('internal server error');
+		const description = result.error?.description ?? '';
+		expect(description).toContain('Request 2 of 3 failed for items 10-19');
+		expect(description).toContain('Already sent and charged (10 messages): request 1: items 0-9.');
+		expect(description).toContain('Not attempted: items 20-29.');
+		expect(sendRequests().map((r) => r.status)).toEqual([202, 500]);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(10);
+	});
+
+	test('with Continue On Fail a failed request gives error items for its items and the rest go on', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ options: { batchSize: 10 } }),
+			items: customers(30),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(30);
+		expect(result.items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+			Array.from({ length: 30 }, (_, i) => i),
+		);
+		const failed = result.items.filter((item) => item.json.error);
+		expect(failed.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+			Array.from({ length: 10 }, (_, i) => 10 + i),
+		);
+		expect(failed[0].json.error).toBe('internal server error');
+		expect(sendRequests().map((r) => r.status)).toEqual([202, 500, 202]);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(20);
+	});
+
+	test('a 2xx that is not the documented wrapper is an error, not an empty success', async () => {
+		ctx.sim.inject({ host: 'send', malformed: 'not-json' });
+		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		expect(result.error?.message).toMatch(/^The API answered HTTP 202 with an unexpected body: it is not a JSON object/);
+		expect(result.items).toEqual([]);
+	});
+
+	test('fewer outgoing records than envelopes sent is an error for that request', async () => {
+		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(3),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(3);
+		expect(result.items.every((item) => /3 messages were sent but 2 outgoing records came back/.test(String(item.json.error)))).toBe(true);
+	});
+
+	test('an unapproved Sender ID is refused by the API with its reason', async () => {
+		const result = await runWorkflow({ parameters: send({ senderId: 'NEWBRAND' }), items: customers(1), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('Invalid parameters');
+		expect(result.error?.description).toContain('senderId: NEWBRAND is not an approved Sender ID of this account');
+	});
+});
