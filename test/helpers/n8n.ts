@@ -159,7 +159,9 @@ export interface RunResult {
 	errorItems: INodeExecutionData[];
 	/** The node's error when the run stopped. */
 	error?: { message: string; description?: string | null; httpCode?: string | null; context?: object };
-	/** Everything n8n stores of the run, serialised the way it stores it. */
+	/** What n8n would push to the editor's browser console during the run. */
+	uiMessages: unknown[];
+	/** Everything n8n stores of the run and pushes to the editor, serialised. */
 	serialized: string;
 }
 
@@ -197,8 +199,10 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		finished = run;
 	});
 
+	const uiMessages: unknown[] = [];
 	const additionalData = {
 		hooks,
+		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
 		credentialsHelper: new CredentialsHelper(options.credentials as unknown as ICredentialDataDecryptedObject),
 		currentNodeParameters: undefined,
 		currentNodeExecutionIndex: 0,
@@ -239,6 +243,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],
 		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
-		serialized: JSON.stringify(run),
+		uiMessages,
+		serialized: JSON.stringify({ run, uiMessages }),
 	};
 }

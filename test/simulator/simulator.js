@@ -182,6 +182,7 @@ class Simulator {
 	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
+	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
 	inject(fault) {
 		this.faults.push({ count: 1, skip: 0, ...fault });
@@ -288,7 +289,7 @@ class Simulator {
 			record.status = fault.status;
 			const headers = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
 			const auth = `${record.headers.authorization ?? ''} ${record.headers['x-service'] ?? ''}`.trim();
-			const errors = fault.echoAuth ? [`Rejected credentials: ${auth}`] : ['Injected fault'];
+			const errors = fault.echoAuth ? [`Rejected credentials: ${auth}`] : (fault.errors ?? ['Injected fault']);
 			const message = fault.echoAuth ? `Request with ${auth} failed` : undefined;
 			return this.reply(res, record, fault.status, this.errorBody(role, record, fault.status, errors, message), headers);
 		}

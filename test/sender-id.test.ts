@@ -1,0 +1,137 @@
+import { runWorkflow } from './helpers/n8n';
+import { TOKEN, useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator();
+
+const create = (options: Record<string, unknown> = {}) => ({
+	resource: 'senderId',
+	operation: 'create',
+	name: 'ACMESHOP',
+	purpose: 'TRANSACTIONAL',
+	access: 'PRIVATE',
+	sample: 'Your order 1234 has shipped.',
+	...options,
+});
+
+const update = (options: Record<string, unknown> = {}) => ({ ...create(), operation: 'update', id: 1, ...options });
+
+describe('Sender ID → Create', () => {
+	test('registers the Sender ID, which comes back PENDING', async () => {
+		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		const [request] = ctx.sim.requests;
+		expect(`${request.method} ${request.path}`).toBe('POST /sender-ids');
+		expect(request.body).toEqual({
+			name: 'ACMESHOP',
+			purpose: 'TRANSACTIONAL',
+			access: 'PRIVATE',
+			sample: 'Your order 1234 has shipped.',
+		});
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0].json).toMatchObject({ id: 3, name: 'ACMESHOP', status: 'PENDING', access: 'PRIVATE' });
+		expect(result.items[0].json.addedBy).toMatchObject({ firstName: 'Sim' });
+	});
+
+	test('one Sender ID per input item, fields read per item', async () => {
+		const result = await runWorkflow({
+			parameters: create({ name: '={{ $json.brand }}', access: 'PUBLIC' }),
+			items: [{ brand: 'ALPHA' }, { brand: 'BETA' }],
+			credentials: ctx.credentials,
+		});
+		expect(result.items.map((item) => [item.json.name, item.pairedItem])).toEqual([
+			['ALPHA', { item: 0 }],
+			['BETA', { item: 1 }],
+		]);
+		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['ALPHA', 'BETA']);
+	});
+
+	test.each([
+		['TWELVECHARSX', 'is 12 characters long; the API allows 1 to 11'],
+		['', 'is empty'],
+	])('a name of %j is refused before any request, naming the item and field', async (name, problem) => {
+		// An expression, because n8n itself refuses a required field left empty in the editor.
+		const result = await runWorkflow({
+			parameters: create({ name: '={{ $json.brand }}' }),
+			items: [{ brand: name }],
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(`Item 0: Name (name) ${problem}`);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('an empty sample is refused before any request', async () => {
+		const result = await runWorkflow({
+			parameters: create({ sample: '={{ $json.sample }}' }),
+			items: [{ sample: ' ' }],
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('Item 0: Sample Message (sample) is empty');
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('with Continue On Fail a bad item is an error item paired to it and the others are created', async () => {
+		const result = await runWorkflow({
+			parameters: create({ name: '={{ $json.brand }}' }),
+			items: [{ brand: 'GOOD' }, { brand: 'MUCH-TOO-LONG-NAME' }, { brand: 'FINE' }],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(3);
+		expect(result.items[1].json.error).toBe('Item 1: Name (name) is 18 characters long; the API allows 1 to 11');
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['GOOD', 'FINE']);
+	});
+
+	test('403 says the account lacks permission', async () => {
+		ctx.sim.inject({ path: '/sender-ids', status: 403 });
+		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+		expect(result.error?.httpCode).toBe('403');
+		expect(result.error?.description).toContain('The account behind this API token lacks permission for this operation.');
+	});
+
+	test.each([402, 422, 500])('HTTP %i gives the API message and the status hint', async (status) => {
+		ctx.sim.inject({ path: '/sender-ids', status, errors: [{ field: 'name', message: 'rejected by policy', rejectedValue: 'ACMESHOP' }] });
+		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+		expect(result.error?.httpCode).toBe(String(status));
+		expect(result.error?.description).toContain('name: rejected by policy (rejected value: "ACMESHOP")');
+		expect(result.serialized).not.toContain(TOKEN);
+	});
+});
+
+describe('Sender ID → Update', () => {
+	test('sends the id as body field senderId with the four fields', async () => {
+		const result = await runWorkflow({
+			parameters: update({ id: 2, name: 'NOTIFY2', purpose: 'NOTIFICATION', sample: 'Reminder: visit tomorrow' }),
+			credentials: ctx.credentials,
+		});
+		const [request] = ctx.sim.requests;
+		expect(`${request.method} ${request.path}`).toBe('PUT /sender-ids');
+		expect(request.body).toEqual({
+			senderId: 2,
+			name: 'NOTIFY2',
+			purpose: 'NOTIFICATION',
+			access: 'PRIVATE',
+			sample: 'Reminder: visit tomorrow',
+		});
+		expect(result.items[0].json).toMatchObject({ id: 2, name: 'NOTIFY2', status: 'PENDING' });
+	});
+
+	test('404 says the Sender ID does not exist', async () => {
+		const result = await runWorkflow({ parameters: update({ id: 999 }), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('Sender ID not found');
+		expect(result.error?.description).toContain('The Sender ID 999 does not exist.');
+		expect(result.error?.httpCode).toBe('404');
+	});
+
+	test('an id that is not a positive whole number is refused before any request', async () => {
+		const result = await runWorkflow({ parameters: update({ id: 0 }), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('Item 0: Sender ID (id) must be a whole number of 1 or more, got 0');
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('the API 400 lists each invalid parameter', async () => {
+		ctx.sim.inject({ path: '/sender-ids', status: 400, errors: [{ field: 'purpose', message: 'not allowed for this account', rejectedValue: 'PROMOTIONAL' }] });
+		const result = await runWorkflow({ parameters: update({ purpose: 'PROMOTIONAL' }), credentials: ctx.credentials });
+		expect(result.error?.description).toContain('purpose: not allowed for this account (rejected value: "PROMOTIONAL")');
+	});
+});
