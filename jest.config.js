@@ -5,5 +5,5 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testTimeout: 30000,
-	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
+	reporters: ['<rootDir>/test/summary-reporter.js'],
 };

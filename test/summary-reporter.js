@@ -1,13 +1,25 @@
 'use strict';
-// Prints the plain `N passed, M failed` line that CI reads at the end of a test run.
-class SummaryReporter {
-	onRunComplete(_contexts, results) {
+// Jest's own default output, then the plain `N passed, M failed` line that CI reads, last.
+const { DefaultReporter, SummaryReporter } = require('@jest/reporters');
+
+class PlainSummaryReporter extends DefaultReporter {
+	constructor(globalConfig, options, context) {
+		super(globalConfig);
+		this.summary = new SummaryReporter(globalConfig, options, context);
+	}
+
+	onRunStart(results, options) {
+		super.onRunStart(results, options);
+		this.summary.onRunStart(results, options);
+	}
+
+	onRunComplete(testContexts, results) {
+		super.onRunComplete?.(testContexts, results);
+		this.summary.onRunComplete(testContexts, results);
 		const skipped = results.numPendingTests + results.numTodoTests;
 		const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-		process.stdout.write(
-			`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
-		);
+		process.stderr.write(`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 	}
 }
 
-module.exports = SummaryReporter;
+module.exports = PlainSummaryReporter;
