@@ -21,7 +21,8 @@ export class SmsMessagingApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/sms.svg', dark: 'file:../icons/sms.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-sms-messaging/n8n-nodes-sms-messaging#credentials';
+	documentationUrl =
+		'https://github.com/n8n-nodes-sms-messaging/n8n-nodes-sms-messaging#credentials';
 
 	properties: INodeProperties[] = [
 		{

@@ -31,7 +31,8 @@ function smsParts(text) {
 		if (GSM_BASIC.includes(char)) septets += 1;
 		else if (GSM_EXTENDED.includes(char)) septets += 2;
 		else {
-			const units = [...text].length;
+			// UCS-2 counts UTF-16 code units: an emoji takes two.
+			const units = text.length;
 			return units <= 70 ? 1 : Math.ceil(units / 67);
 		}
 	}
@@ -76,7 +77,7 @@ class Simulator {
 		/**
 		 * Every request that reached an API endpoint, in order.
 		 * @type {{host: 'api'|'send', method: string, path: string, query: Record<string, string|string[]>,
-		 *   rawQuery: string, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
+		 *   rawQuery: string, at: number, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
 		 */
 		this.requests = [];
 		/** @type {any[]} */
@@ -92,6 +93,7 @@ class Simulator {
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.baseUrl = '';
 		this.sendBaseUrl = '';
+		this.sendPort = 0;
 		this.reset();
 	}
 
@@ -226,13 +228,31 @@ class Simulator {
 		return { baseUrl: this.baseUrl, sendBaseUrl: this.sendBaseUrl };
 	}
 
+	/** Closes the send host's port, so that connections to it are refused, until resumeSend(). */
+	async pauseSend() {
+		const server = this.servers[1];
+		this.sendPort = server.address().port;
+		await new Promise((resolve) => {
+			server.closeAllConnections?.();
+			server.close(() => resolve(undefined));
+		});
+	}
+
+	async resumeSend() {
+		await new Promise((resolve, reject) => {
+			this.servers[1].once('error', reject);
+			this.servers[1].listen(this.sendPort, '127.0.0.1', () => resolve(undefined));
+		});
+	}
+
 	async stop() {
 		await Promise.all(
 			this.servers.map(
 				(server) =>
 					new Promise((resolve) => {
+						if (!server.listening) return resolve(undefined);
 						server.closeAllConnections?.();
-						server.close(() => resolve());
+						server.close(() => resolve(undefined));
 					}),
 			),
 		);
@@ -266,6 +286,7 @@ class Simulator {
 					}),
 				),
 				rawQuery: url.search,
+				at: Date.now(),
 				headers: req.headers,
 				body,
 				status: undefined,

@@ -26,7 +26,8 @@ async function errorContext(this: IExecuteSingleFunctions): Promise<ApiErrorCont
 		operation: (operation === 'getAll' ? 'list' : `${resource}:${operation}`) as ApiOperation,
 		itemIndex: this.getItemIndex(),
 		apiToken: credentials.apiToken,
-		senderId: resource === 'senderId' && operation === 'update' ? this.getNodeParameter('id') : undefined,
+		senderId:
+			resource === 'senderId' && operation === 'update' ? this.getNodeParameter('id') : undefined,
 	};
 }
 
@@ -101,7 +102,10 @@ export async function paginateList(
 		const pageSize = Math.min(MAX_PAGE_SIZE, limit - records.length);
 		const [response] = await this.makeRoutingRequest({
 			...requestData,
-			options: { ...requestData.options, qs: { ...requestData.options.qs, page, records: pageSize } },
+			options: {
+				...requestData.options,
+				qs: { ...requestData.options.qs, page, records: pageSize },
+			},
 		});
 		const data = response.json;
 		if (!Array.isArray(data.content)) {

@@ -31,7 +31,8 @@ function asText(ref: FieldRef, value: unknown): string {
 
 export function requiredText(ref: FieldRef, value: unknown): string {
 	const text = asText(ref, value);
-	if (text.trim() === '') throw invalidField(ref, 'is empty', 'Enter a value or an expression that gives one.');
+	if (text.trim() === '')
+		throw invalidField(ref, 'is empty', 'Enter a value or an expression that gives one.');
 	return text;
 }
 
@@ -91,7 +92,11 @@ export function uuid(ref: FieldRef, value: unknown): string {
 
 function isoDate(year: number, month: number, day: number): string | undefined {
 	const date = new Date(Date.UTC(year, month - 1, day));
-	if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+	if (
+		date.getUTCFullYear() !== year ||
+		date.getUTCMonth() !== month - 1 ||
+		date.getUTCDate() !== day
+	) {
 		return undefined;
 	}
 	return date.toISOString().slice(0, 10);
@@ -107,7 +112,11 @@ const DAY_MONTH_ORDER = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
  */
 export function apiDate(ref: FieldRef, value: unknown): string {
 	const fail = () =>
-		invalidField(ref, `is not a date: ${show(value)}`, 'Use a date such as 2026-11-01, or pick one.');
+		invalidField(
+			ref,
+			`is not a date: ${show(value)}`,
+			'Use a date such as 2026-11-01, or pick one.',
+		);
 	let text: string;
 	if (value && typeof value === 'object') {
 		const candidate = value as { toISO?: () => string; toISOString?: () => string };

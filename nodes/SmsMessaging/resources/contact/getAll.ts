@@ -32,7 +32,7 @@ export const contactGetManyDescription: INodeProperties[] = [
 				type: 'number',
 				default: 1,
 				description:
-					"Only contacts of this user. Admin accounts only: other accounts get a permission error (403).",
+					'Only contacts of this user. Admin accounts only: other accounts get a permission error (403).',
 				routing: {
 					send: {
 						preSend: [sendChecked('qs', 'userId', 'filters.userId', 'User ID', positiveInteger)],

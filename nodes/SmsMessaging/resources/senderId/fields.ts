@@ -76,7 +76,9 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 				'An example of a message you will send with this Sender ID. The service reviews it before approving the Sender ID.',
 			displayOptions: { show },
 			routing: {
-				send: { preSend: [sendChecked('body', 'sample', 'sample', 'Sample Message', requiredText)] },
+				send: {
+					preSend: [sendChecked('body', 'sample', 'sample', 'Sample Message', requiredText)],
+				},
 			},
 		},
 	];

@@ -1,8 +1,4 @@
-import type {
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { listControls } from '../../shared/descriptions';
 import { sendChecked } from '../../shared/routing';
@@ -17,7 +13,10 @@ async function sendSort(this: IExecuteSingleFunctions, requestOptions: IHttpRequ
 		sortDirection?: string;
 	};
 	if (sortField === undefined && sortDirection === undefined) return requestOptions;
-	requestOptions.qs = { ...requestOptions.qs, sort: `${sortField ?? 'id'},${sortDirection ?? 'desc'}` };
+	requestOptions.qs = {
+		...requestOptions.qs,
+		sort: `${sortField ?? 'id'},${sortDirection ?? 'desc'}`,
+	};
 	return requestOptions;
 }
 
@@ -58,7 +57,8 @@ export const smsGetManyDescription: INodeProperties[] = [
 				name: 'startDate',
 				type: 'dateTime',
 				default: '',
-				description: 'Only messages sent after this date. Only the date counts; the time of day is ignored.',
+				description:
+					'Only messages sent after this date. Only the date counts; the time of day is ignored.',
 				routing: {
 					send: {
 						preSend: [sendChecked('qs', 'start-date', 'filters.startDate', 'Sent After', apiDate)],
@@ -70,7 +70,8 @@ export const smsGetManyDescription: INodeProperties[] = [
 				name: 'endDate',
 				type: 'dateTime',
 				default: '',
-				description: 'Only messages sent before this date. Only the date counts; the time of day is ignored.',
+				description:
+					'Only messages sent before this date. Only the date counts; the time of day is ignored.',
 				routing: {
 					send: {
 						preSend: [sendChecked('qs', 'end-date', 'filters.endDate', 'Sent Before', apiDate)],
@@ -87,7 +88,11 @@ export const smsGetManyDescription: INodeProperties[] = [
 					{ name: 'Delivered', value: 'DELIVERED', description: "Reached the recipient's phone" },
 					{ name: 'Failed', value: 'FAILED', description: 'Could not be delivered' },
 					{ name: 'Pending', value: 'PENDING', description: 'Waiting to be sent' },
-					{ name: 'Sent', value: 'SENT', description: 'Handed to the network, delivery not yet confirmed' },
+					{
+						name: 'Sent',
+						value: 'SENT',
+						description: 'Handed to the network, delivery not yet confirmed',
+					},
 				],
 				routing: { send: { type: 'query', property: 'status' } },
 			},
@@ -120,7 +125,8 @@ export const smsGetManyDescription: INodeProperties[] = [
 				name: 'sortField',
 				type: 'options',
 				default: 'id',
-				description: 'Field to order the messages by. Without it the API orders by ID, newest first.',
+				description:
+					'Field to order the messages by. Without it the API orders by ID, newest first.',
 				options: [
 					{ name: 'ID', value: 'id' },
 					{ name: 'Sent At', value: 'sentAt' },

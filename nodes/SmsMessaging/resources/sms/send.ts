@@ -3,13 +3,17 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INode,
 	type INodeExecutionData,
 	type INodeProperties,
+	type IPairedItemData,
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { unexpectedBodyError, unwrapData } from '../../shared/errors';
+import { unwrapData } from '../../shared/errors';
 import { CREDENTIAL_TYPE } from '../../shared/routing';
+import { estimateParts } from '../../shared/smsParts';
+import { DEFAULT_RETRY, requestWithRetry, type RetryPolicy } from '../../shared/transport';
 import { phoneNumber, requiredText, senderIdName, type FieldRef } from '../../shared/validation';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
@@ -76,6 +80,26 @@ export const smsSendDescription: INodeProperties[] = [
 		displayOptions: { show: showOnlySmsSend },
 		options: [
 			{
+				displayName: 'After a Failed Request',
+				name: 'onRequestFailure',
+				type: 'options',
+				default: 'stop',
+				description:
+					'What to do with the remaining requests when one request of the run fails for good',
+				options: [
+					{
+						name: 'Stop',
+						value: 'stop',
+						description: 'Send nothing more; the remaining items are reported as not attempted',
+					},
+					{
+						name: 'Continue',
+						value: 'continue',
+						description: 'Go on with the remaining requests',
+					},
+				],
+			},
+			{
 				displayName: 'Batch Size',
 				name: 'batchSize',
 				type: 'number',
@@ -83,6 +107,41 @@ export const smsSendDescription: INodeProperties[] = [
 				typeOptions: { minValue: 1, maxValue: 1000 },
 				description:
 					'How many messages go in one request to the API. Fewer requests are faster; the API publishes no maximum.',
+			},
+			{
+				displayName: 'Dry Run',
+				name: 'dryRun',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to only check the items and estimate their cost, without sending anything. Each item shows its normalised number, encoding, SMS parts and estimated credits.',
+			},
+			{
+				displayName: 'Max Attempts',
+				name: 'maxAttempts',
+				type: 'number',
+				default: 4,
+				typeOptions: { minValue: 1, maxValue: 10 },
+				description:
+					'Attempts per request when the API asks to slow down (429), is unavailable (503) or refuses the connection. Only failures that prove nothing was sent are retried.',
+			},
+			{
+				displayName: 'Max Messages per Run',
+				name: 'maxMessages',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0 },
+				description:
+					'Refuse the whole run, before sending anything, when it would send more messages than this. 0 means no cap. Recommended when an AI agent uses this node.',
+			},
+			{
+				displayName: 'Timeout',
+				name: 'timeout',
+				type: 'number',
+				default: 60000,
+				typeOptions: { minValue: 1 },
+				description:
+					'Milliseconds to wait for the API to answer a send request. Messages of a request that times out are reported as delivery unknown and are never re-sent automatically.',
 			},
 		],
 	},
@@ -95,9 +154,29 @@ interface Envelope {
 	envelope: { number: string; message: string; thirdPartyRef?: string };
 }
 
-interface SendOutcome {
-	batch: Envelope[];
+interface SendOptions {
+	batchSize: number;
+	dryRun: boolean;
+	maxAttempts: number;
+	maxMessages: number;
+	onRequestFailure: 'stop' | 'continue';
+	timeout: number;
+}
+
+/** What happened to the items of one request. */
+type Outcome =
+	| { status: 'sent'; items: INodeExecutionData[] }
+	| {
+			status: 'failed' | 'deliveryUnknown';
+			message: string;
+			description?: string;
+			httpCode?: string;
+	  };
+
+interface BatchReport {
 	request: number;
+	batch: Envelope[];
+	outcome: Outcome;
 }
 
 function field(this: IExecuteFunctions, itemIndex: number, name: string, label: string): FieldRef {
@@ -140,8 +219,8 @@ function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][] {
 }
 
 /** "0-99, 150" for item indexes 0 to 99 and 150. */
-function itemRanges(indexes: number[]): string {
-	const sorted = [...indexes].sort((a, b) => a - b);
+function itemRanges(envelopes: Envelope[]): string {
+	const sorted = envelopes.map((e) => e.itemIndex).sort((a, b) => a - b);
 	const ranges: string[] = [];
 	for (let i = 0; i < sorted.length; i++) {
 		const start = sorted[i];
@@ -151,121 +230,252 @@ function itemRanges(indexes: number[]): string {
 	return ranges.join(', ');
 }
 
-async function postBatch(
+const DELIVERY_UNKNOWN_HINT =
+	'The API may have accepted these messages. Check SMS → Get Many (search by number or text) before sending them again.';
+
+/** Sends one batch and accounts for every envelope in it. */
+async function sendBatch(
 	this: IExecuteFunctions,
 	batch: Envelope[],
 	credentials: { sendBaseUrl: string; apiToken: string },
-): Promise<INodeExecutionData[]> {
+	options: SendOptions,
+): Promise<Outcome> {
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
-	const response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-		method: 'POST',
-		baseURL: credentials.sendBaseUrl,
-		url: '/outgoings/send',
-		body: { senderId: batch[0].senderId, envelopes: batch.map(({ envelope }) => envelope) },
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-	})) as { statusCode: number; body: unknown };
-
-	const data = unwrapData(node, response.statusCode, response.body, context);
-	const { outgoings, balance } = data;
-	if (!Array.isArray(outgoings) || outgoings.length !== batch.length) {
-		throw unexpectedBodyError(
-			node,
-			response.statusCode,
-			`${batch.length} messages were sent but ${Array.isArray(outgoings) ? outgoings.length : 'no'} outgoing records came back`,
-			context,
-		);
+	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
+	const delivery = await requestWithRetry.call(
+		this,
+		{
+			method: 'POST',
+			baseURL: credentials.sendBaseUrl,
+			url: '/outgoings/send',
+			body: { senderId: batch[0].senderId, envelopes: batch.map(({ envelope }) => envelope) },
+			json: true,
+			timeout: options.timeout,
+		},
+		policy,
+	);
+	if (delivery.outcome !== 'answered') {
+		const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
+		if (delivery.outcome === 'notSent') {
+			const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
+			return {
+				status: 'failed',
+				message: `Not sent: the API could not be reached after ${attempts}: ${delivery.reason}`,
+				description: [code, 'Nothing reached the API, so these messages can be sent again.']
+					.filter(Boolean)
+					.join('\n'),
+			};
+		}
+		return {
+			status: 'deliveryUnknown',
+			message: `Delivery unknown: the request failed after it may have reached the API: ${delivery.reason}`,
+			description: [code, DELIVERY_UNKNOWN_HINT].filter(Boolean).join('\n'),
+		};
 	}
-	return batch.map(({ itemIndex }, k) => ({
-		json: { ...(outgoings[k] as IDataObject), balance } as JsonObject,
-		pairedItem: { item: itemIndex },
-	}));
+
+	const { response } = delivery;
+	const { statusCode } = response;
+	let data: JsonObject;
+	try {
+		data = unwrapData(node, statusCode, response.body, context);
+	} catch (caught) {
+		const error = caught as NodeApiError;
+		// A 2xx was accepted (and charged) even when its answer cannot be read; a gateway
+		// timeout may hide a processed request.
+		const unknown = statusCode < 300 || statusCode === 502 || statusCode === 504;
+		return {
+			status: unknown ? 'deliveryUnknown' : 'failed',
+			message: unknown ? `Delivery unknown: ${error.message}` : error.message,
+			description: unknown
+				? [error.description, DELIVERY_UNKNOWN_HINT].filter(Boolean).join('\n')
+				: (error.description ?? undefined),
+			httpCode: String(statusCode),
+		};
+	}
+
+	const { outgoings, balance } = data;
+	const mismatch = !Array.isArray(outgoings)
+		? 'it has no "outgoings" list'
+		: outgoings.length !== batch.length
+			? `${batch.length} messages were sent but ${outgoings.length} outgoing records came back`
+			: batch.findIndex(
+						({ envelope }, k) =>
+							(outgoings[k] as IDataObject)?.thirdPartyRef !== envelope.thirdPartyRef,
+				  ) >= 0
+				? 'the outgoing records do not echo the references of the messages sent, in order'
+				: undefined;
+	if (mismatch) {
+		return {
+			status: 'deliveryUnknown',
+			message: `Delivery unknown: the API accepted the request (HTTP ${statusCode}) but ${mismatch}`,
+			description: DELIVERY_UNKNOWN_HINT,
+			httpCode: String(statusCode),
+		};
+	}
+	return {
+		status: 'sent',
+		items: batch.map(({ itemIndex }, k) => ({
+			json: { ...((outgoings as IDataObject[])[k] as IDataObject), balance } as JsonObject,
+			pairedItem: { item: itemIndex },
+		})),
+	};
 }
 
-function describeFailure(
-	error: NodeApiError,
-	failed: SendOutcome,
-	accepted: SendOutcome[],
+/** The error that stops a run, saying exactly which items went out and which did not. */
+function runError(
+	node: INode,
+	reports: BatchReport[],
 	notAttempted: Envelope[],
 	requests: number,
 ): NodeApiError {
-	const lines = [
-		`Request ${failed.request} of ${requests} failed for items ${itemRanges(failed.batch.map((e) => e.itemIndex))}: ${error.message}`,
-	];
-	if (error.description) lines.push(error.description);
-	if (accepted.length) {
-		const sent = accepted.map(
-			({ batch, request }) => `request ${request}: items ${itemRanges(batch.map((e) => e.itemIndex))}`,
+	const failures = reports.filter((r) => r.outcome.status !== 'sent');
+	const first = failures[0].outcome as Exclude<Outcome, { status: 'sent' }>;
+	const lines: string[] = [];
+	for (const { request, batch, outcome } of failures) {
+		if (outcome.status === 'sent') continue;
+		const what = outcome.status === 'failed' ? 'failed' : 'delivery unknown';
+		lines.push(
+			`Request ${request} of ${requests} ${what} for items ${itemRanges(batch)}: ${outcome.message}`,
+		);
+		if (outcome.description) lines.push(outcome.description);
+		if (outcome.status === 'deliveryUnknown') {
+			lines.push(`Envelopes: ${JSON.stringify(batch.map(({ envelope }) => envelope))}`);
+		}
+	}
+	const sent = reports.filter((r) => r.outcome.status === 'sent');
+	if (sent.length) {
+		const count = sent.reduce((n, { batch }) => n + batch.length, 0);
+		const where = sent.map(
+			({ request, batch }) => `request ${request}: items ${itemRanges(batch)}`,
 		);
 		lines.push(
-			`Already sent and charged (${accepted.reduce((n, { batch }) => n + batch.length, 0)} messages): ${sent.join('; ')}. Do not run these items again or they are sent twice.`,
+			`Already sent and charged (${count} messages): ${where.join('; ')}. Do not run these items again or they are sent twice.`,
 		);
 	} else {
 		lines.push('No message of this run was sent.');
 	}
-	if (notAttempted.length) {
-		lines.push(`Not attempted: items ${itemRanges(notAttempted.map((e) => e.itemIndex))}.`);
-	}
+	if (notAttempted.length) lines.push(`Not attempted: items ${itemRanges(notAttempted)}.`);
 	return new NodeApiError(
-		error.node,
-		{ message: error.message, httpCode: error.httpCode },
+		node,
+		{ message: first.message, httpCode: first.httpCode ?? null },
 		{
-			message: error.message,
+			message: first.message,
 			description: lines.join('\n'),
-			httpCode: error.httpCode ?? undefined,
-			itemIndex: failed.batch[0].itemIndex,
+			httpCode: first.httpCode,
+			itemIndex: failures[0].batch[0].itemIndex,
 		},
 	);
 }
 
+function dryRunItems(envelopes: Envelope[]): INodeExecutionData[] {
+	const estimates = envelopes.map(({ envelope }) => estimateParts(envelope.message));
+	const totalCredits = estimates.reduce((sum, { parts }) => sum + parts, 0);
+	return envelopes.map(({ itemIndex, senderId, envelope }, k) => ({
+		json: {
+			dryRun: true,
+			senderId,
+			...envelope,
+			encoding: estimates[k].encoding,
+			characters: estimates[k].length,
+			parts: estimates[k].parts,
+			estimatedCredits: estimates[k].parts,
+			totalMessages: envelopes.length,
+			totalEstimatedCredits: totalCredits,
+		},
+		pairedItem: { item: itemIndex },
+	}));
+}
+
 /**
  * SMS → Send. Declarative routing makes one request per item; this sends every item of the run
- * as envelopes of as few requests as the batch size allows, after checking all of them.
+ * as envelopes of as few requests as the batch size allows, after checking all of them, and
+ * accounts for every item whatever the API or the network does.
  */
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const batchSize = this.getNodeParameter('options.batchSize', 0, 100) as number;
+	const node = this.getNode();
+	const options: SendOptions = {
+		batchSize: 100,
+		dryRun: false,
+		maxAttempts: DEFAULT_RETRY.maxAttempts,
+		maxMessages: 0,
+		onRequestFailure: 'stop',
+		timeout: 60_000,
+		...(this.getNodeParameter('options', 0, {}) as Partial<SendOptions>),
+	};
+	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[] = new Array(items.length);
-	const errorItem = (itemIndex: number, error: { message: string; description?: string | null }) => {
-		results[itemIndex] = {
-			json: { error: error.message, ...(error.description ? { details: error.description } : {}) },
-			pairedItem: { item: itemIndex },
-		};
+	const errorItem = (itemIndex: number, error: string, details: IDataObject) => {
+		results[itemIndex] = { json: { error, details }, pairedItem: { item: itemIndex } };
 	};
 
 	const envelopes: Envelope[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			envelopes.push(readEnvelope.call(this, itemIndex));
-		} catch (error) {
+		} catch (caught) {
+			const error = caught as NodeOperationError;
 			// Nothing has been sent yet: without Continue On Fail one bad item stops the whole run.
-			if (!this.continueOnFail()) throw new NodeOperationError(this.getNode(), error as Error);
-			errorItem(itemIndex, error as Error);
+			if (!continueOnFail) throw new NodeOperationError(node, error);
+			errorItem(itemIndex, error.message, {
+				status: 'invalid',
+				description: error.description ?? null,
+			});
 		}
+	}
+
+	if (options.maxMessages > 0 && envelopes.length > options.maxMessages) {
+		throw new NodeOperationError(
+			node,
+			`This run would send ${envelopes.length} messages, more than Max Messages per Run (${options.maxMessages})`,
+			{ description: 'Nothing was sent. Raise the cap in Options, or send fewer items.' },
+		);
+	}
+	if (options.dryRun) {
+		for (const item of dryRunItems(envelopes))
+			results[(item.pairedItem as IPairedItemData).item] = item;
+		return [results];
 	}
 
 	const credentials = await this.getCredentials<{ sendBaseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
-	const batches = toBatches(envelopes, batchSize);
-	const accepted: SendOutcome[] = [];
+	const batches = toBatches(envelopes, options.batchSize);
+	const reports: BatchReport[] = [];
+	let notAttempted: Envelope[] = [];
 	for (const [index, batch] of batches.entries()) {
-		const outcome = { batch, request: index + 1 };
-		try {
-			const sent = await postBatch.call(this, batch, credentials);
-			for (const item of sent) results[(item.pairedItem as { item: number }).item] = item;
-			accepted.push(outcome);
-		} catch (caught) {
-			const error =
-				caught instanceof NodeApiError ? caught : new NodeApiError(this.getNode(), caught as JsonObject);
-			if (!this.continueOnFail()) {
-				const notAttempted = batches.slice(index + 1).flat();
-				throw describeFailure(error, outcome, accepted, notAttempted, batches.length);
-			}
-			for (const { itemIndex } of batch) errorItem(itemIndex, error);
+		const outcome = await sendBatch.call(this, batch, credentials, options);
+		reports.push({ request: index + 1, batch, outcome });
+		if (outcome.status !== 'sent' && options.onRequestFailure === 'stop') {
+			notAttempted = batches.slice(index + 1).flat();
+			break;
 		}
+	}
+
+	const failed = reports.some(({ outcome }) => outcome.status !== 'sent');
+	if (failed && !continueOnFail) throw runError(node, reports, notAttempted, batches.length);
+
+	for (const { request, batch, outcome } of reports) {
+		if (outcome.status === 'sent') {
+			for (const item of outcome.items) results[(item.pairedItem as IPairedItemData).item] = item;
+			continue;
+		}
+		for (const { itemIndex, envelope } of batch) {
+			errorItem(itemIndex, outcome.message, {
+				status: outcome.status,
+				request,
+				description: outcome.description ?? null,
+				httpCode: outcome.httpCode ?? null,
+				envelope,
+			});
+		}
+	}
+	for (const { itemIndex, envelope } of notAttempted) {
+		errorItem(itemIndex, 'Not attempted: an earlier request of this run failed', {
+			status: 'notAttempted',
+			envelope,
+		});
 	}
 	return [results];
 }

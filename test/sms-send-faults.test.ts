@@ -1,0 +1,290 @@
+// SMS → Send when the API or the network misbehaves: no message lost, none sent twice, every
+import type { INodeParameters } from 'n8n-workflow';
+// item accounted for. Each test checks the node's output and what reached the simulator.
+import { runWorkflow } from './helpers/n8n';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator();
+
+const send = (options: INodeParameters = {}) => ({
+	resource: 'sms',
+	operation: 'send',
+	senderId: 'ACME',
+	number: '={{ $json.phone }}',
+	message: '=Order {{ $json.order }} is on its way',
+	thirdPartyRef: '={{ $json.order }}',
+	options,
+});
+
+const customers = (count: number) =>
+	Array.from({ length: count }, (_, i) => ({ phone: `2547${String(10000000 + i)}`, order: `ORD-${i}` }));
+
+const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
+
+/** No envelope reached the simulator's accepted sends twice. */
+function expectNoDuplicates() {
+	const refs = ctx.sim.sentEnvelopes.map((e: { thirdPartyRef: string }) => e.thirdPartyRef);
+	expect(new Set(refs).size).toBe(refs.length);
+}
+
+const pairedIndexes = (items: Array<{ pairedItem?: unknown }>) =>
+	items.map((item) => (item.pairedItem as { item: number }).item);
+
+describe('retries of refusals that prove nothing was sent', () => {
+	test('429 with Retry-After in seconds is waited for, then the request succeeds', async () => {
+		ctx.sim.inject({ host: 'send', status: 429, retryAfter: 1 });
+		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.status)).toEqual(['SENT', 'SENT', 'SENT']);
+		const [refused, accepted] = sendRequests();
+		expect([refused.status, accepted.status]).toEqual([429, 202]);
+		expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(3);
+		expectNoDuplicates();
+	});
+
+	test('429 with Retry-After as an HTTP date is waited for', async () => {
+		ctx.sim.inject({ host: 'send', status: 429, retryAfter: new Date(Date.now() + 2000).toUTCString() });
+		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		const [refused, accepted] = sendRequests();
+		expect(accepted.at - refused.at).toBeGreaterThanOrEqual(900);
+		expectNoDuplicates();
+	});
+
+	test('503 twice, then success: three attempts, every item sent once', async () => {
+		ctx.sim.inject({ host: 'send', status: 503, count: 2 });
+		const result = await runWorkflow({ parameters: send(), items: customers(5), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		expect(sendRequests().map((r) => r.status)).toEqual([503, 503, 202]);
+		expect(result.items).toHaveLength(5);
+		expectNoDuplicates();
+	});
+
+	test('a 429 asking for longer than the cap is not waited for', async () => {
+		ctx.sim.inject({ host: 'send', status: 429, retryAfter: 3600 });
+		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials });
+		expect(result.error?.httpCode).toBe('429');
+		expect(result.error?.description).toContain('No message of this run was sent.');
+		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('Max Attempts bounds the retries', async () => {
+		ctx.sim.inject({ host: 'send', status: 503, count: Infinity });
+		const result = await runWorkflow({ parameters: send({ maxAttempts: 2 }), items: customers(1), credentials: ctx.credentials });
+		expect(sendRequests()).toHaveLength(2);
+		expect(result.error?.httpCode).toBe('503');
+	});
+
+	test('a refused connection is retried, and the request goes out once the API is back', async () => {
+		await ctx.sim.pauseSend();
+		const resumed = new Promise((resolve) => setTimeout(() => resolve(ctx.sim.resumeSend()), 150));
+		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		await resumed;
+		expect(result.error).toBeUndefined();
+		expect(sendRequests()).toHaveLength(1);
+		expect(result.items.map((item) => item.json.status)).toEqual(['SENT', 'SENT']);
+	});
+
+	test('a connection refused on every attempt ends as not sent', async () => {
+		await ctx.sim.pauseSend();
+		try {
+			const result = await runWorkflow({
+				parameters: send({ maxAttempts: 2 }),
+				items: customers(2),
+				credentials: ctx.credentials,
+				continueOnFail: true,
+			});
+			expect(result.items.map((item) => item.json.error)).toEqual([
+				'Not sent: the API could not be reached after 2 attempts: the connection was refused',
+				expect.stringMatching(/^Not sent/),
+			]);
+			expect(result.items[0].json.details).toMatchObject({
+				status: 'failed',
+				description: 'Network error code: ECONNREFUSED.\nNothing reached the API, so these messages can be sent again.',
+				envelope: { number: '254710000000' },
+			});
+		} finally {
+			await ctx.sim.resumeSend();
+		}
+	});
+});
+
+describe('failures after the request may have reached the API are never retried', () => {
+	test('a connection reset mid-request: delivery unknown, with the envelopes, and nothing re-sent', async () => {
+		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		expect(result.error?.message).toBe(
+			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered',
+		);
+		expect(result.error?.description).toContain('Network error code: ECONNRESET.');
+		expect(result.error?.description).toContain('Check SMS → Get Many');
+		expect(result.error?.description).toContain('"number":"254710000000"');
+		expect(sendRequests()).toHaveLength(1);
+		// The simulator processed the request before dropping the connection: charged once, never twice.
+		expect(ctx.sim.balance).toBe(100000 - 2);
+	});
+
+	test('a timeout: delivery unknown for its items under Continue On Fail, the envelopes in the error items', async () => {
+		ctx.sim.inject({ host: 'send', delayMs: 1500 });
+		const result = await runWorkflow({
+			parameters: send({ timeout: 300 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(2);
+		expect(result.items[0].json.error).toBe(
+			'Delivery unknown: the request failed after it may have reached the API: the API did not answer within the timeout',
+		);
+		expect(result.items[0].json.details).toMatchObject({
+			status: 'deliveryUnknown',
+			request: 1,
+			envelope: { number: '254710000000', message: 'Order ORD-0 is on its way', thirdPartyRef: 'ORD-0' },
+		});
+		expect(sendRequests()).toHaveLength(1);
+	});
+});
+
+describe('responses are checked, not trusted', () => {
+	test('a 2xx that is not JSON: delivery unknown, never an empty success', async () => {
+		ctx.sim.inject({ host: 'send', malformed: 'not-json' });
+		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		expect(result.error?.message).toBe(
+			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it is not a JSON object',
+		);
+		expect(result.items).toEqual([]);
+		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('a 2xx without data', async () => {
+		ctx.sim.inject({ host: 'send', malformed: 'no-data' });
+		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials, continueOnFail: true });
+		expect(result.items[0].json.error).toBe('Delivery unknown: The API answered HTTP 202 with an unexpected body: it has no "data" object');
+	});
+
+	test('a short outgoings array: delivery unknown for every item of that request, none made up', async () => {
+		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
+		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials, continueOnFail: true });
+		expect(result.items).toHaveLength(3);
+		for (const item of result.items) {
+			expect(item.json.error).toBe(
+				'Delivery unknown: the API accepted the request (HTTP 202) but 3 messages were sent but 2 outgoing records came back',
+			);
+		}
+	});
+});
+
+describe('partial failure is accounted for exactly', () => {
+	const tenBatches = { batchSize: 10, maxAttempts: 1 };
+
+	test('batch 4 of 10 fails for good, no Continue On Fail: the error lists sent, failed and not attempted', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: Infinity });
+		const result = await runWorkflow({ parameters: send(tenBatches), items: customers(100), credentials: ctx.credentials });
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe('internal server error');
+		expect(result.error?.description).toContain('Request 4 of 10 failed for items 30-39: internal server error');
+		expect(result.error?.description).toContain(
+			'Already sent and charged (30 messages): request 1: items 0-9; request 2: items 10-19; request 3: items 20-29.',
+		);
+		expect(result.error?.description).toContain('Not attempted: items 40-99.');
+		expect(sendRequests()).toHaveLength(4);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(30);
+		expectNoDuplicates();
+	});
+
+	test('with Continue On Fail (stop): sent items, then error items for the failed and the not attempted', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: Infinity });
+		const result = await runWorkflow({
+			parameters: send(tenBatches),
+			items: customers(100),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(100);
+		expect(pairedIndexes(result.items)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+		const status = (i: number) => (result.items[i].json.details as { status?: string } | undefined)?.status ?? result.items[i].json.status;
+		expect(status(0)).toBe('SENT');
+		expect(status(29)).toBe('SENT');
+		expect(status(30)).toBe('failed');
+		expect(status(39)).toBe('failed');
+		expect(status(40)).toBe('notAttempted');
+		expect(status(99)).toBe('notAttempted');
+		expect(sendRequests()).toHaveLength(4);
+		expectNoDuplicates();
+	});
+
+	test('with Continue On Fail and "Continue": the other nine batches go out', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: 1 });
+		const result = await runWorkflow({
+			parameters: send({ ...tenBatches, onRequestFailure: 'continue' }),
+			items: customers(100),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(100);
+		expect(result.items.filter((item) => item.json.error)).toHaveLength(10);
+		expect(sendRequests()).toHaveLength(10);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(90);
+		expectNoDuplicates();
+	});
+
+	test('"Continue" without Continue On Fail sends the rest, then stops with the full account', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: 1 });
+		const result = await runWorkflow({
+			parameters: send({ ...tenBatches, onRequestFailure: 'continue' }),
+			items: customers(100),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.description).toContain('Request 4 of 10 failed for items 30-39');
+		expect(result.error?.description).toContain('Already sent and charged (90 messages)');
+		expect(result.error?.description).not.toContain('Not attempted');
+		expect(ctx.sim.sentEnvelopes).toHaveLength(90);
+	});
+});
+
+describe('Dry Run and the per-run cap', () => {
+	test('Dry Run checks and estimates every item without calling the send endpoint', async () => {
+		const items = [
+			{ phone: '+254 712 345 678', order: 'A' },
+			{ phone: '254712345679', order: 'B' },
+		];
+		const result = await runWorkflow({
+			parameters: {
+				...send({ dryRun: true }),
+				message: '={{ $json.order === "A" ? "Price: 10€ [promo]" : "Habari 👋 " + "x".repeat(70) }}',
+			},
+			items,
+			credentials: ctx.credentials,
+		});
+		expect(ctx.sim.requests).toEqual([]);
+		expect(result.items.map((item) => item.json)).toEqual([
+			expect.objectContaining({
+				dryRun: true,
+				number: '254712345678',
+				message: 'Price: 10€ [promo]',
+				encoding: 'GSM-7',
+				characters: 21, // €, [ and ] take two septets each
+				parts: 1,
+				estimatedCredits: 1,
+				totalMessages: 2,
+				totalEstimatedCredits: 3,
+			}),
+			expect.objectContaining({ encoding: 'UCS-2', characters: 80, parts: 2, estimatedCredits: 2 }),
+		]);
+	});
+
+	test('the estimate matches what the API charges', async () => {
+		const message = 'y'.repeat(161);
+		const dry = await runWorkflow({ parameters: { ...send({ dryRun: true }), message }, items: customers(1), credentials: ctx.credentials });
+		const real = await runWorkflow({ parameters: { ...send(), message }, items: customers(1), credentials: ctx.credentials });
+		expect(dry.items[0].json.estimatedCredits).toBe(2);
+		expect(real.items[0].json.credits).toBe(2);
+	});
+
+	test('Max Messages per Run refuses a larger run before anything is sent', async () => {
+		const result = await runWorkflow({ parameters: send({ maxMessages: 5 }), items: customers(6), credentials: ctx.credentials });
+		expect(result.error?.message).toBe('This run would send 6 messages, more than Max Messages per Run (5)');
+		expect(ctx.sim.requests).toEqual([]);
+	});
+});
