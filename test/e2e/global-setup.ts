@@ -1,0 +1,71 @@
+// Brings up, for each n8n line under test, a real n8n with the packed package installed as a
+// community node, and an API simulator. Everything runs on 127.0.0.1.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { E2E_LINES, OWNER, portsFor, STATE_FILE, type LineEndpoints } from './lines';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const local = require('../../scripts/lib/local-n8n');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Simulator } = require('../simulator/simulator');
+
+interface Running {
+	stop: () => Promise<void>;
+}
+
+declare global {
+	// eslint-disable-next-line no-var
+	var __E2E_RUNNING__: Running[] | undefined;
+}
+
+export default async function globalSetup() {
+	const running: Running[] = [];
+	globalThis.__E2E_RUNNING__ = running;
+	try {
+		await startLines(running);
+	} catch (error) {
+		// Jest skips the teardown when the setup fails: stop what did start.
+		for (const started of running) await started.stop();
+		throw error;
+	}
+}
+
+async function startLines(running: Running[]) {
+	const endpoints: LineEndpoints[] = [];
+	for (const line of E2E_LINES) {
+		local.ensureInstalled(line);
+		const ports = portsFor(line);
+		const userFolder = path.join(local.root, '.n8n-local', `e2e-user-${line}`);
+		fs.rmSync(userFolder, { recursive: true, force: true });
+		local.installPackage(userFolder);
+
+		const simulator = new Simulator({ token: `e2e-token-${line}-7c1f`, smsRecords: 250 });
+		const urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
+		const env = local.environment(line, {
+			userFolder,
+			port: ports.n8n,
+			brokerPort: ports.broker,
+			owner: OWNER,
+		});
+		local.importExamples(line, env, userFolder, { apiToken: simulator.token, ...urls });
+		const n8n = await local.start(line, env, { port: ports.n8n, owner: OWNER });
+		running.push({
+			stop: async () => {
+				n8n.child.kill('SIGTERM');
+				await new Promise((resolve) => n8n.child.once('exit', resolve));
+				await simulator.stop();
+			},
+		});
+		endpoints.push({
+			line,
+			version: local.version(line),
+			n8nUrl: `http://127.0.0.1:${ports.n8n}`,
+			simulatorBaseUrl: urls.baseUrl,
+			simulatorSendBaseUrl: urls.sendBaseUrl,
+			simulatorToken: simulator.token,
+			n8nDir: local.paths(line).dir,
+		});
+	}
+	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
+}

@@ -1,0 +1,159 @@
+// Drives a running n8n through its own REST API, the way the editor does.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { OWNER, STATE_FILE, type LineEndpoints } from './lines';
+
+export function lines(): LineEndpoints[] {
+	return JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
+}
+
+export interface SimRequest {
+	host: 'api' | 'send';
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string | undefined>;
+	body: { senderId?: string; envelopes?: Array<Record<string, string>> } & Record<string, unknown>;
+	status: number;
+}
+
+export class N8n {
+	private cookie = '';
+
+	private readonly flatted: { parse: (text: string) => unknown };
+
+	constructor(readonly endpoints: LineEndpoints) {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		this.flatted = require(path.join(endpoints.n8nDir, 'node_modules/flatted'));
+	}
+
+	async login() {
+		const response = await fetch(`${this.endpoints.n8nUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				emailOrLdapLoginId: OWNER.email,
+				email: OWNER.email,
+				password: OWNER.password,
+			}),
+		});
+		if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+		this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+	}
+
+	async rest<T>(method: string, route: string, body?: unknown): Promise<T> {
+		const response = await fetch(`${this.endpoints.n8nUrl}/rest${route}`, {
+			method,
+			headers: { 'content-type': 'application/json', cookie: this.cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+		return (JSON.parse(text) as { data: T }).data;
+	}
+
+	/** The node types the editor is offered. */
+	async nodeTypes(): Promise<string[]> {
+		const response = await fetch(`${this.endpoints.n8nUrl}/types/nodes.json`, {
+			headers: { cookie: this.cookie },
+		});
+		return ((await response.json()) as Array<{ name: string }>).map((type) => type.name);
+	}
+
+	/** A credential of this package's type; `data` overrides the simulator defaults. */
+	async createCredential(name: string, data: Record<string, string> = {}) {
+		const credential = await this.rest<{ id: string }>('POST', '/credentials', {
+			name,
+			type: 'smsMessagingApi',
+			data: {
+				apiToken: this.endpoints.simulatorToken,
+				baseUrl: this.endpoints.simulatorBaseUrl,
+				sendBaseUrl: this.endpoints.simulatorSendBaseUrl,
+				...data,
+			},
+		});
+		return { id: credential.id, name };
+	}
+
+	async createWorkflow(workflow: Record<string, unknown>) {
+		return await this.rest<{ id: string } & Record<string, unknown>>(
+			'POST',
+			'/workflows',
+			workflow,
+		);
+	}
+
+	/** Runs a saved workflow from its manual trigger and waits for the execution to end. */
+	async run(workflowId: string, trigger = 'Run manually') {
+		const workflowData = await this.rest<Record<string, unknown>>(
+			'GET',
+			`/workflows/${workflowId}`,
+		);
+		const { executionId } = await this.rest<{ executionId: string }>(
+			'POST',
+			`/workflows/${workflowId}/run`,
+			{
+				workflowData,
+				triggerToStartFrom: { name: trigger },
+				startNodes: [],
+			},
+		);
+		const deadline = Date.now() + 120_000;
+		while (Date.now() < deadline) {
+			const execution = await this.rest<{ status: string; finished: boolean; data: string }>(
+				'GET',
+				`/executions/${executionId}`,
+			);
+			if (!['new', 'running', 'waiting'].includes(execution.status)) {
+				const data = this.flatted.parse(execution.data) as {
+					resultData: {
+						runData: Record<
+							string,
+							Array<{
+								data?: {
+									main: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }>>;
+								};
+								error?: { message: string; description?: string };
+							}>
+						>;
+						error?: { message: string; description?: string };
+					};
+				};
+				// n8n 1.x can report the execution finished before its run data is saved.
+				if (data?.resultData)
+					return { status: execution.status, raw: execution.data, resultData: data.resultData };
+			}
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+		throw new Error(`execution ${executionId} did not finish`);
+	}
+
+	async simRequests(): Promise<SimRequest[]> {
+		return (await (await fetch(this.simControl('/requests'))).json()) as SimRequest[];
+	}
+
+	async simReset() {
+		await fetch(this.simControl('/reset'), { method: 'POST' });
+	}
+
+	async simFault(fault: Record<string, unknown>) {
+		await fetch(this.simControl('/faults'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(fault),
+		});
+	}
+
+	private simControl(route: string) {
+		return `${this.endpoints.simulatorBaseUrl.replace(/\/api\/v3$/, '')}/__sim${route}`;
+	}
+}
+
+/** The items a node put on its first output in a finished run. */
+export function outputOf(
+	run: Awaited<ReturnType<N8n['run']>>,
+	node: string,
+): Array<{ json: Record<string, unknown>; pairedItem?: unknown }> {
+	return run.resultData.runData[node]?.[0]?.data?.main?.[0] ?? [];
+}

@@ -1,0 +1,243 @@
+// End to end: the packed package installed in a real n8n, workflows run through n8n's REST API,
+// the API simulator checked for what it received. The same workflows for every n8n line.
+import { lines, N8n, outputOf } from './n8n-rest';
+
+const SMS = 'n8n-nodes-sms-messaging.smsMessaging';
+const manual = {
+	id: 'trigger',
+	name: 'Run manually',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/** A workflow: manual trigger → Code node returning `rows` → SMS Messaging with `parameters`. */
+function workflow(
+	name: string,
+	credential: { id: string; name: string },
+	parameters: Record<string, unknown>,
+	{ rows, settings = {} }: { rows?: string; settings?: Record<string, unknown> } = {},
+) {
+	const sms = {
+		id: 'sms',
+		name: 'SMS Messaging',
+		type: SMS,
+		typeVersion: 1,
+		position: [440, 0],
+		parameters,
+		credentials: { smsMessagingApi: credential },
+		...settings,
+	};
+	const nodes: Array<Record<string, unknown>> = [manual, sms];
+	const connections: Record<string, unknown> = {};
+	if (rows) {
+		nodes.splice(1, 0, {
+			id: 'rows',
+			name: 'Rows',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			position: [220, 0],
+			parameters: { jsCode: rows },
+		});
+		connections['Run manually'] = { main: [[{ node: 'Rows', type: 'main', index: 0 }]] };
+		connections.Rows = { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] };
+	} else {
+		connections['Run manually'] = { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] };
+	}
+	return { name, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+}
+
+describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
+	'n8n %s',
+	(_line, endpoints) => {
+		const n8n = new N8n(endpoints);
+		let credential: { id: string; name: string };
+
+		beforeAll(async () => {
+			await n8n.login();
+			credential = await n8n.createCredential(`Simulator ${Date.now()}`);
+		});
+		beforeEach(async () => await n8n.simReset());
+
+		test(`runs n8n ${endpoints.version} with the package installed as a community node`, async () => {
+			const types = await n8n.nodeTypes();
+			expect(types).toContain(SMS);
+			// usableAsTool: n8n also offers it to AI agents as a tool.
+			expect(types).toContain(`${SMS}Tool`);
+		});
+
+		test('the credential test passes through n8n, and fails with a wrong token', async () => {
+			const data = {
+				apiToken: endpoints.simulatorToken,
+				baseUrl: `${endpoints.simulatorBaseUrl}/`,
+				sendBaseUrl: endpoints.simulatorSendBaseUrl,
+			};
+			const ok = await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+				credentials: { id: credential.id, name: credential.name, type: 'smsMessagingApi', data },
+			});
+			expect(ok.status).toBe('OK');
+			const [request] = await n8n.simRequests();
+			expect(`${request.method} ${request.path}`).toBe('GET /contacts');
+			expect(request.query).toEqual({ records: '1' });
+			expect(request.headers['x-service']).toBe(`Bearer ${endpoints.simulatorToken}`);
+			expect(request.headers.authorization).toBeUndefined();
+
+			const bad = await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+				credentials: {
+					id: credential.id,
+					name: credential.name,
+					type: 'smsMessagingApi',
+					data: { ...data, apiToken: 'wrong' },
+				},
+			});
+			expect(bad.status).toBe('Error');
+		});
+
+		test('example: a personalised SMS to every row goes out as envelopes of one request', async () => {
+			const run = await n8n.run('exSendPersonalised');
+			expect(run.status).toBe('success');
+			const sent = outputOf(run, 'Send SMS');
+			expect(sent.map((item) => item.json.thirdPartyRef)).toEqual(['A-1001', 'A-1002', 'A-1003']);
+			expect(sent.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+			const requests = await n8n.simRequests();
+			expect(requests).toHaveLength(1);
+			expect(requests[0].host).toBe('send');
+			expect(requests[0].headers.authorization).toMatch(/^Bearer /);
+			expect(requests[0].headers['x-service']).toBeUndefined();
+			expect(requests[0].body.envelopes?.map((e) => e.number)).toEqual([
+				'254712345678',
+				'447700900123',
+				'254733222111',
+			]);
+		});
+
+		test('example: the nightly report asks for FAILED messages since yesterday, all pages', async () => {
+			const run = await n8n.run('exNightlyFailed');
+			expect(run.status).toBe('success');
+			const [request] = await n8n.simRequests();
+			expect(request.query).toMatchObject({ status: 'FAILED', records: '100', sort: 'sentAt,asc' });
+			expect(request.query['start-date']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+			for (const item of outputOf(run, 'Failed SMS since yesterday'))
+				expect(item.json.status).toBe('FAILED');
+		});
+
+		test('example: a new Sender ID comes back PENDING', async () => {
+			const run = await n8n.run('exRegisterSenderId');
+			expect(outputOf(run, 'Register Sender ID').map((item) => item.json)).toEqual([
+				expect.objectContaining({ name: 'ACMESHOP', status: 'PENDING' }),
+			]);
+			const [request] = await n8n.simRequests();
+			expect(`${request.method} ${request.path}`).toBe('POST /sender-ids');
+			expect(request.headers['x-service']).toMatch(/^Bearer /);
+			expect(request.headers.authorization).toBeUndefined();
+		});
+
+		test('example: contacts matching a search', async () => {
+			const run = await n8n.run('exFindContacts');
+			const found = outputOf(run, 'Find contacts');
+			expect(found.length).toBeGreaterThan(0);
+			for (const item of found) expect(String(item.json.names).toLowerCase()).toContain('grace');
+			const [request] = await n8n.simRequests();
+			expect(request.query).toEqual({ page: '1', records: '100', query: 'grace' });
+		});
+
+		test('250 items are sent in 3 requests', async () => {
+			const { id } = await n8n.createWorkflow(
+				workflow(
+					'e2e batch',
+					credential,
+					{
+						resource: 'sms',
+						operation: 'send',
+						senderId: 'ACME',
+						number: '={{ $json.phone }}',
+						message: '=Code {{ $json.i }}',
+						thirdPartyRef: '={{ "ref-" + $json.i }}',
+						options: {},
+					},
+					{
+						rows: 'return Array.from({ length: 250 }, (_, i) => ({ json: { i, phone: String(254710000000 + i) } }));',
+					},
+				),
+			);
+			const run = await n8n.run(id);
+			expect(run.status).toBe('success');
+			const out = outputOf(run, 'SMS Messaging');
+			expect(out).toHaveLength(250);
+			expect(out[249].json).toMatchObject({ thirdPartyRef: 'ref-249', status: 'SENT' });
+			const requests = await n8n.simRequests();
+			expect(requests.map((r) => r.body.envelopes?.length)).toEqual([100, 100, 50]);
+		});
+
+		test('Get Many with Return All follows every page', async () => {
+			const { id } = await n8n.createWorkflow(
+				workflow('e2e pages', credential, {
+					resource: 'sms',
+					operation: 'getAll',
+					returnAll: true,
+				}),
+			);
+			const run = await n8n.run(id);
+			expect(outputOf(run, 'SMS Messaging')).toHaveLength(250);
+			expect((await n8n.simRequests()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
+		});
+
+		test('Continue On Fail: the bad item is an error item, the others are sent', async () => {
+			const { id } = await n8n.createWorkflow(
+				workflow(
+					'e2e continue',
+					credential,
+					{
+						resource: 'sms',
+						operation: 'send',
+						senderId: 'ACME',
+						number: '={{ $json.phone }}',
+						message: 'Hello',
+						options: {},
+					},
+					{
+						rows: "return [{ json: { phone: '254712345678' } }, { json: { phone: 'not a number' } }, { json: { phone: '254712345679' } }];",
+						settings: { onError: 'continueRegularOutput' },
+					},
+				),
+			);
+			const run = await n8n.run(id);
+			expect(run.status).toBe('success');
+			const out = outputOf(run, 'SMS Messaging');
+			expect(out.map((item) => item.json.status ?? item.json.error)).toEqual([
+				'SENT',
+				'Item 1: Recipient Number (number) is not a phone number: "not a number"',
+				'SENT',
+			]);
+			const requests = await n8n.simRequests();
+			expect(requests).toHaveLength(1);
+			expect(requests[0].body.envelopes).toHaveLength(2);
+		});
+
+		test("an API error surfaces in n8n's execution with the API's message and without the token", async () => {
+			const secret = `secret-${endpoints.line}-0f9e8d`;
+			const wrong = await n8n.createCredential(`Wrong token ${Date.now()}`, { apiToken: secret });
+			const { id } = await n8n.createWorkflow(
+				workflow('e2e 401', wrong, {
+					resource: 'sms',
+					operation: 'send',
+					senderId: 'ACME',
+					number: '254712345678',
+					message: 'Hello',
+					options: {},
+				}),
+			);
+			const run = await n8n.run(id);
+			expect(run.status).toBe('error');
+			const error = run.resultData.runData['SMS Messaging'][0].error;
+			expect(error?.message).toBe('Authentication failed');
+			expect(error?.description).toContain(
+				'Check the API token in the "SMS Messaging API" credential',
+			);
+			expect(run.raw).not.toContain(secret);
+			const requests = await n8n.simRequests();
+			expect(requests[0].headers.authorization).toBe(`Bearer ${secret}`);
+		});
+	},
+);
