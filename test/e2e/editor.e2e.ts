@@ -1,0 +1,171 @@
+// The node in n8n's editor, in a real browser: it can be added from the nodes panel, and each
+// resource and operation shows its own fields and none of the others'.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { OWNER } from './lines';
+import { lines, N8n } from './n8n-rest';
+
+const SMS = 'n8n-nodes-sms-messaging.smsMessaging';
+const docs = path.resolve(__dirname, '../../docs');
+// The editor is checked on the newest line; the workflows run on every line in workflows.e2e.ts.
+const endpoints = lines()[0];
+
+/** Field labels of each resource and operation: shown, and others' that must stay hidden. */
+const FORMS: Array<{
+	title: string;
+	parameters: Record<string, unknown>;
+	shown: string[];
+	hidden: string[];
+}> = [
+	{
+		title: 'Sender ID → Create',
+		parameters: { resource: 'senderId', operation: 'create' },
+		shown: ['Name', 'Purpose', 'Access', 'Sample Message'],
+		hidden: ['Sender ID', 'Recipient Number', 'Message', 'Return All', 'Limit', 'Filters'],
+	},
+	{
+		title: 'Sender ID → Update',
+		parameters: { resource: 'senderId', operation: 'update' },
+		shown: ['Sender ID', 'Name', 'Purpose', 'Access', 'Sample Message'],
+		hidden: ['Recipient Number', 'Return All', 'Limit', 'Filters'],
+	},
+	{
+		title: 'SMS → Send',
+		parameters: { resource: 'sms', operation: 'send' },
+		shown: ['Sender ID', 'Recipient Number', 'Message', 'Reference', 'Options'],
+		hidden: ['Name', 'Purpose', 'Sample Message', 'Return All', 'Limit', 'Filters'],
+	},
+	{
+		title: 'SMS → Get Many',
+		parameters: { resource: 'sms', operation: 'getAll' },
+		shown: ['Return All', 'Limit', 'Filters', 'Options'],
+		hidden: ['Sender ID', 'Recipient Number', 'Message', 'Name'],
+	},
+	{
+		title: 'SMS → Get Many with Return All',
+		parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+		shown: ['Return All', 'Filters', 'Options'],
+		hidden: ['Limit'],
+	},
+	{
+		title: 'Contact → Get Many',
+		parameters: { resource: 'contact', operation: 'getAll' },
+		shown: ['Return All', 'Limit', 'Filters'],
+		hidden: ['Options', 'Sender ID', 'Recipient Number', 'Message', 'Name'],
+	},
+];
+
+const manual = {
+	id: 'trigger',
+	name: 'Run manually',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+describe(`the editor of n8n ${endpoints.version}`, () => {
+	const n8n = new N8n(endpoints);
+	let browser: Browser;
+	let page: Page;
+	let credential: { id: string; name: string };
+
+	beforeAll(async () => {
+		await n8n.login();
+		credential = await n8n.createCredential('SMS Messaging account');
+		browser = await chromium.launch({
+			executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+		});
+		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+		await page.goto(`${endpoints.n8nUrl}/signin`);
+		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
+		await page.fill('input[name=password]', OWNER.password);
+		await page.click('[data-test-id=form-submit-button]');
+		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
+		fs.mkdirSync(docs, { recursive: true });
+	});
+
+	afterAll(async () => await browser?.close());
+
+	/** Labels of the parameters the open node panel shows. */
+	async function shownLabels(): Promise<string[]> {
+		const pane = page.locator('[data-test-id=ndv]');
+		await pane.locator('[data-test-id=parameter-item]').first().waitFor();
+		const labels = await pane
+			.locator('[data-test-id=parameter-item] label')
+			.evaluateAll((elements) => elements.map((element) => (element.textContent ?? '').trim()));
+		return labels.map((label) => label.replace(/FixedExpression$/, '').trim()).filter(Boolean);
+	}
+
+	test('the node is added from the nodes panel and opens on an operation', async () => {
+		const { id } = await n8n.createWorkflow({
+			name: `Editor add ${Date.now()}`,
+			nodes: [manual],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			active: false,
+		});
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page.locator('[data-test-id=canvas-node]').first().waitFor();
+		await page.locator('[data-test-id=node-creator-plus-button]').click();
+		await page.locator('[data-test-id=node-creator-search-bar]').waitFor();
+		await page.keyboard.type('SMS Messaging');
+		await page
+			.locator('[data-test-id=node-creator-item-name]', { hasText: /^SMS Messaging$/ })
+			.first()
+			.click();
+		// The panel lists the node's actions by resource; every operation is offered.
+		for (const action of [
+			'Get many contacts',
+			'Register a sender ID',
+			'Update a sender ID',
+			'Get many SMS messages',
+		]) {
+			await page.getByText(action, { exact: true }).waitFor();
+		}
+		await page.getByText('Send SMS messages', { exact: true }).click();
+		const labels = await shownLabels();
+		expect(labels).toEqual(
+			expect.arrayContaining(['Resource', 'Operation', 'Sender ID', 'Recipient Number', 'Message']),
+		);
+	});
+
+	test.each(FORMS)(
+		'$title shows its fields and hides the others',
+		async ({ title, parameters, shown, hidden }) => {
+			const node = {
+				id: 'sms',
+				name: 'SMS Messaging',
+				type: SMS,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters,
+				credentials: { smsMessagingApi: credential },
+			};
+			const { id } = await n8n.createWorkflow({
+				name: `Editor ${title} ${Date.now()}`,
+				nodes: [manual, node],
+				connections: {
+					'Run manually': { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] },
+				},
+				settings: { executionOrder: 'v1' },
+				active: false,
+			});
+			await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+			await page.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging' }).dblclick();
+			const labels = await shownLabels();
+			expect(labels).toEqual(
+				expect.arrayContaining(['Credential', 'Resource', 'Operation', ...shown]),
+			);
+			for (const label of hidden) expect(labels).not.toContain(label);
+
+			if (title === 'SMS → Send' || title === 'SMS → Get Many') {
+				const file = title === 'SMS → Send' ? 'editor-sms-send.png' : 'editor-sms-get-many.png';
+				await page.locator('[data-test-id=ndv]').screenshot({ path: path.join(docs, file) });
+			}
+		},
+	);
+});
