@@ -3,12 +3,19 @@ import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ contacts: 230 });
 
-const getMany = (options: Record<string, unknown> = {}) => ({ resource: 'contact', operation: 'getAll', ...options });
+const getMany = (options: Record<string, unknown> = {}) => ({
+	resource: 'contact',
+	operation: 'getAll',
+	...options,
+});
 const queries = () => ctx.sim.requests.map((r) => r.query);
 
 describe('Contact → Get Many', () => {
 	test('Return All pages through every contact, newest first, soft-deleted ones included', async () => {
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(230);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
@@ -19,13 +26,22 @@ describe('Contact → Get Many', () => {
 		expect([...created].sort().reverse()).toEqual(created);
 		const deleted = result.items.filter((item) => item.json.deletedAt !== null);
 		expect(deleted.length).toBeGreaterThan(0);
-		expect(Object.keys(result.items[0].json).sort()).toEqual(
-			['createdAt', 'deletedAt', 'email', 'id', 'names', 'number', 'updatedAt'],
-		);
+		expect(Object.keys(result.items[0].json).sort()).toEqual([
+			'createdAt',
+			'deletedAt',
+			'email',
+			'id',
+			'names',
+			'number',
+			'updatedAt',
+		]);
 	});
 
 	test('Limit stops at that many records', async () => {
-		const result = await runWorkflow({ parameters: getMany({ limit: 120 }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 120 }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(120);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
@@ -41,7 +57,8 @@ describe('Contact → Get Many', () => {
 		expect(result.error).toBeUndefined();
 		expect(queries()).toEqual([{ page: '1', records: '100', query: 'grace', userId: '1' }]);
 		expect(result.items.length).toBeGreaterThan(0);
-		for (const item of result.items) expect(String(item.json.names).toLowerCase()).toContain('grace');
+		for (const item of result.items)
+			expect(String(item.json.names).toLowerCase()).toContain('grace');
 		expect(ctx.sim.requests.every((r) => !r.rawQuery.includes('sort'))).toBe(true);
 	});
 
@@ -52,15 +69,22 @@ describe('Contact → Get Many', () => {
 		});
 		expect(result.error?.message).toBe('Authentication failed');
 		expect(result.error?.description).toContain('X-Service: missing or invalid API token');
-		expect(result.error?.description).toContain('Check the API token in the "SMS Messaging API" credential');
+		expect(result.error?.description).toContain(
+			'Check the API token in the "SMS Messaging API" credential',
+		);
 		expect(result.serialized).not.toContain('stale-token-abc');
 		// The API answered 401 once; nothing was repeated.
 		expect(ctx.sim.requests).toHaveLength(1);
 	});
 
 	test('a bad userId is refused before any request', async () => {
-		const result = await runWorkflow({ parameters: getMany({ filters: { userId: 0 } }), credentials: ctx.credentials });
-		expect(result.error?.message).toBe('Item 0: User ID (filters.userId) must be a whole number of 1 or more, got 0');
+		const result = await runWorkflow({
+			parameters: getMany({ filters: { userId: 0 } }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Item 0: User ID (filters.userId) must be a whole number of 1 or more, got 0',
+		);
 		expect(ctx.sim.requests).toEqual([]);
 	});
 });

@@ -22,7 +22,10 @@ describe('credential: which header carries the token', () => {
 			credentials: ctx.credentials,
 		});
 		const requests = ctx.sim.requests;
-		expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /contacts', 'POST /sender-ids']);
+		expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			'GET /contacts',
+			'POST /sender-ids',
+		]);
 		for (const request of requests) {
 			expect(request.headers['x-service']).toBe(`Bearer ${TOKEN}`);
 			expect(request.headers.authorization).toBeUndefined();
@@ -31,7 +34,13 @@ describe('credential: which header carries the token', () => {
 
 	test('the send request carries Authorization and no X-Service', async () => {
 		await runWorkflow({
-			parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '254712345678', message: 'Hi' },
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				senderId: 'ACME',
+				number: '254712345678',
+				message: 'Hi',
+			},
 			credentials: ctx.credentials,
 		});
 		const [request] = ctx.sim.requests;
@@ -46,9 +55,18 @@ describe('credential: which header carries the token', () => {
 			baseUrl: `${ctx.credentials.baseUrl}/`,
 			sendBaseUrl: `${ctx.credentials.sendBaseUrl}/`,
 		};
-		const list = await runWorkflow({ parameters: { resource: 'contact', operation: 'getAll', limit: 2 }, credentials });
+		const list = await runWorkflow({
+			parameters: { resource: 'contact', operation: 'getAll', limit: 2 },
+			credentials,
+		});
 		const sent = await runWorkflow({
-			parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '254712345678', message: 'Hi' },
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				senderId: 'ACME',
+				number: '254712345678',
+				message: 'Hi',
+			},
 			credentials,
 		});
 		expect(list.items).toHaveLength(2);
@@ -89,10 +107,19 @@ describe('credential: send and lists on the same host', () => {
 
 	test('each request still carries exactly its own header', async () => {
 		await runWorkflow({
-			parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '254712345678', message: 'Hi' },
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				senderId: 'ACME',
+				number: '254712345678',
+				message: 'Hi',
+			},
 			credentials,
 		});
-		await runWorkflow({ parameters: { resource: 'sms', operation: 'getAll', limit: 1 }, credentials });
+		await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', limit: 1 },
+			credentials,
+		});
 		const [send, list] = same.requests;
 		expect(send.host).toBe('api');
 		expect(send.path).toBe('/outgoings/send');

@@ -13,7 +13,12 @@ const create = (options: Record<string, unknown> = {}) => ({
 	...options,
 });
 
-const update = (options: Record<string, unknown> = {}) => ({ ...create(), operation: 'update', id: 1, ...options });
+const update = (options: Record<string, unknown> = {}) => ({
+	...create(),
+	operation: 'update',
+	id: 1,
+	...options,
+});
 
 describe('Sender ID → Create', () => {
 	test('registers the Sender ID, which comes back PENDING', async () => {
@@ -28,7 +33,12 @@ describe('Sender ID → Create', () => {
 			sample: 'Your order 1234 has shipped.',
 		});
 		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toMatchObject({ id: 3, name: 'ACMESHOP', status: 'PENDING', access: 'PRIVATE' });
+		expect(result.items[0].json).toMatchObject({
+			id: 3,
+			name: 'ACMESHOP',
+			status: 'PENDING',
+			access: 'PRIVATE',
+		});
 		expect(result.items[0].json.addedBy).toMatchObject({ firstName: 'Sim' });
 	});
 
@@ -48,16 +58,19 @@ describe('Sender ID → Create', () => {
 	test.each([
 		['TWELVECHARSX', 'is 12 characters long; the API allows 1 to 11'],
 		['', 'is empty'],
-	])('a name of %j is refused before any request, naming the item and field', async (name, problem) => {
-		// An expression, because n8n itself refuses a required field left empty in the editor.
-		const result = await runWorkflow({
-			parameters: create({ name: '={{ $json.brand }}' }),
-			items: [{ brand: name }],
-			credentials: ctx.credentials,
-		});
-		expect(result.error?.message).toBe(`Item 0: Name (name) ${problem}`);
-		expect(ctx.sim.requests).toEqual([]);
-	});
+	])(
+		'a name of %j is refused before any request, naming the item and field',
+		async (name, problem) => {
+			// An expression, because n8n itself refuses a required field left empty in the editor.
+			const result = await runWorkflow({
+				parameters: create({ name: '={{ $json.brand }}' }),
+				items: [{ brand: name }],
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toBe(`Item 0: Name (name) ${problem}`);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
 
 	test('an empty sample is refused before any request', async () => {
 		const result = await runWorkflow({
@@ -77,8 +90,14 @@ describe('Sender ID → Create', () => {
 			continueOnFail: true,
 		});
 		expect(result.items).toHaveLength(3);
-		expect(result.items[1].json.error).toBe('Item 1: Name (name) is 18 characters long; the API allows 1 to 11');
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(result.items[1].json.error).toBe(
+			'Item 1: Name (name) is 18 characters long; the API allows 1 to 11',
+		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['GOOD', 'FINE']);
 	});
 
@@ -86,22 +105,38 @@ describe('Sender ID → Create', () => {
 		ctx.sim.inject({ path: '/sender-ids', status: 403 });
 		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
 		expect(result.error?.httpCode).toBe('403');
-		expect(result.error?.description).toContain('The account behind this API token lacks permission for this operation.');
+		expect(result.error?.description).toContain(
+			'The account behind this API token lacks permission for this operation.',
+		);
 	});
 
-	test.each([402, 422, 500])('HTTP %i gives the API message and the status hint', async (status) => {
-		ctx.sim.inject({ path: '/sender-ids', status, errors: [{ field: 'name', message: 'rejected by policy', rejectedValue: 'ACMESHOP' }] });
-		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
-		expect(result.error?.httpCode).toBe(String(status));
-		expect(result.error?.description).toContain('name: rejected by policy (rejected value: "ACMESHOP")');
-		expect(result.serialized).not.toContain(TOKEN);
-	});
+	test.each([402, 422, 500])(
+		'HTTP %i gives the API message and the status hint',
+		async (status) => {
+			ctx.sim.inject({
+				path: '/sender-ids',
+				status,
+				errors: [{ field: 'name', message: 'rejected by policy', rejectedValue: 'ACMESHOP' }],
+			});
+			const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+			expect(result.error?.httpCode).toBe(String(status));
+			expect(result.error?.description).toContain(
+				'name: rejected by policy (rejected value: "ACMESHOP")',
+			);
+			expect(result.serialized).not.toContain(TOKEN);
+		},
+	);
 });
 
 describe('Sender ID → Update', () => {
 	test('sends the id as body field senderId with the four fields', async () => {
 		const result = await runWorkflow({
-			parameters: update({ id: 2, name: 'NOTIFY2', purpose: 'NOTIFICATION', sample: 'Reminder: visit tomorrow' }),
+			parameters: update({
+				id: 2,
+				name: 'NOTIFY2',
+				purpose: 'NOTIFICATION',
+				sample: 'Reminder: visit tomorrow',
+			}),
 			credentials: ctx.credentials,
 		});
 		const [request] = ctx.sim.requests;
@@ -117,21 +152,40 @@ describe('Sender ID → Update', () => {
 	});
 
 	test('404 says the Sender ID does not exist', async () => {
-		const result = await runWorkflow({ parameters: update({ id: 999 }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: update({ id: 999 }),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('Sender ID not found');
 		expect(result.error?.description).toContain('The Sender ID 999 does not exist.');
 		expect(result.error?.httpCode).toBe('404');
 	});
 
 	test('an id that is not a positive whole number is refused before any request', async () => {
-		const result = await runWorkflow({ parameters: update({ id: 0 }), credentials: ctx.credentials });
-		expect(result.error?.message).toBe('Item 0: Sender ID (id) must be a whole number of 1 or more, got 0');
+		const result = await runWorkflow({
+			parameters: update({ id: 0 }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Item 0: Sender ID (id) must be a whole number of 1 or more, got 0',
+		);
 		expect(ctx.sim.requests).toEqual([]);
 	});
 
 	test('the API 400 lists each invalid parameter', async () => {
-		ctx.sim.inject({ path: '/sender-ids', status: 400, errors: [{ field: 'purpose', message: 'not allowed for this account', rejectedValue: 'PROMOTIONAL' }] });
-		const result = await runWorkflow({ parameters: update({ purpose: 'PROMOTIONAL' }), credentials: ctx.credentials });
-		expect(result.error?.description).toContain('purpose: not allowed for this account (rejected value: "PROMOTIONAL")');
+		ctx.sim.inject({
+			path: '/sender-ids',
+			status: 400,
+			errors: [
+				{ field: 'purpose', message: 'not allowed for this account', rejectedValue: 'PROMOTIONAL' },
+			],
+		});
+		const result = await runWorkflow({
+			parameters: update({ purpose: 'PROMOTIONAL' }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.description).toContain(
+			'purpose: not allowed for this account (rejected value: "PROMOTIONAL")',
+		);
 	});
 });

@@ -3,12 +3,19 @@ import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 250 });
 
-const getMany = (options: Record<string, unknown> = {}) => ({ resource: 'sms', operation: 'getAll', ...options });
+const getMany = (options: Record<string, unknown> = {}) => ({
+	resource: 'sms',
+	operation: 'getAll',
+	...options,
+});
 const queries = () => ctx.sim.requests.map((r) => r.query);
 
 describe('SMS → Get Many: pagination', () => {
 	test('Return All follows every page at the largest page size', async () => {
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(250);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
@@ -18,11 +25,20 @@ describe('SMS → Get Many: pagination', () => {
 		const ids = result.items.map((item) => item.json.id);
 		expect(new Set(ids).size).toBe(250);
 		expect(ids[0]).toBe(250); // newest first, the API's default order
-		expect(result.items[0].json).toEqual(expect.objectContaining({ recipient: expect.any(String), status: expect.any(String), campaignId: expect.any(String) }));
+		expect(result.items[0].json).toEqual(
+			expect.objectContaining({
+				recipient: expect.any(String),
+				status: expect.any(String),
+				campaignId: expect.any(String),
+			}),
+		);
 	});
 
 	test('a Limit under 100 asks for a page of that size only', async () => {
-		const result = await runWorkflow({ parameters: getMany({ limit: 7 }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 7 }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(7);
 		expect(queries()).toEqual([{ page: '1', records: '7' }]);
 	});
@@ -34,7 +50,10 @@ describe('SMS → Get Many: pagination', () => {
 	});
 
 	test('a Limit over 100 pages until it has that many', async () => {
-		const result = await runWorkflow({ parameters: getMany({ limit: 150 }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 150 }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(150);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
@@ -44,7 +63,10 @@ describe('SMS → Get Many: pagination', () => {
 
 	test('a server that never says last cannot make it loop', async () => {
 		ctx.sim.inject({ path: '/sms', neverLast: true, count: Infinity });
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(250);
 		expect(ctx.sim.requests).toHaveLength(3);
 	});
@@ -54,28 +76,41 @@ describe('SMS → Get Many: pagination', () => {
 		sim.sms.splice(200); // 200 records: two full pages
 		sim.inject({ path: '/sms', neverLast: true, count: Infinity });
 		// neverLast reports a huge totalPages; the empty third page ends it.
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(200);
 		expect(queries().map((q) => q.page)).toEqual(['1', '2', '3']);
 	});
 
 	test('stops on totalPages', async () => {
 		ctx.sim.sms.splice(200);
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toHaveLength(200);
 		expect(queries().map((q) => q.page)).toEqual(['1', '2']);
 	});
 
 	test('a page without content is an error, not an empty result', async () => {
 		ctx.sim.inject({ path: '/sms', malformed: 'no-content' });
-		const result = await runWorkflow({ parameters: getMany({ returnAll: true }), credentials: ctx.credentials });
-		expect(result.error?.message).toBe('The API answered HTTP 200 with an unexpected body: page 1 has no "content" list');
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'The API answered HTTP 200 with an unexpected body: page 1 has no "content" list',
+		);
 	});
 
 	test('a body that is not JSON is an error', async () => {
 		ctx.sim.inject({ path: '/sms', malformed: 'not-json' });
 		const result = await runWorkflow({ parameters: getMany(), credentials: ctx.credentials });
-		expect(result.error?.message).toBe('The API answered HTTP 200 with an unexpected body: it is not a JSON object');
+		expect(result.error?.message).toBe(
+			'The API answered HTTP 200 with an unexpected body: it is not a JSON object',
+		);
 	});
 });
 
@@ -120,7 +155,10 @@ describe('SMS → Get Many: filters and sort', () => {
 	});
 
 	test('sort direction alone sorts by id', async () => {
-		const result = await runWorkflow({ parameters: getMany({ limit: 3, options: { sortDirection: 'asc' } }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 3, options: { sortDirection: 'asc' } }),
+			credentials: ctx.credentials,
+		});
 		expect(queries()[0].sort).toBe('id,asc');
 		expect(result.items.map((item) => item.json.id)).toEqual([1, 2, 3]);
 	});
@@ -132,29 +170,60 @@ describe('SMS → Get Many: filters and sort', () => {
 		['November 5, 2026', '2026-11-05'],
 		['={{ DateTime.fromISO("2026-11-05T10:00:00") }}', '2026-11-05'],
 	])('a date given as %s is sent as %s', async (input, sent) => {
-		await runWorkflow({ parameters: getMany({ limit: 1, filters: { startDate: input } }), credentials: ctx.credentials });
+		await runWorkflow({
+			parameters: getMany({ limit: 1, filters: { startDate: input } }),
+			credentials: ctx.credentials,
+		});
 		expect(queries()[0]['start-date']).toBe(sent);
 	});
 
 	test('sent messages then appear in the list', async () => {
 		await runWorkflow({
-			parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '254700111222', message: 'Unique text 42' },
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				senderId: 'ACME',
+				number: '254700111222',
+				message: 'Unique text 42',
+			},
 			credentials: ctx.credentials,
 		});
-		const result = await runWorkflow({ parameters: getMany({ filters: { query: 'Unique text 42' } }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ filters: { query: 'Unique text 42' } }),
+			credentials: ctx.credentials,
+		});
 		expect(result.items.map((item) => item.json)).toEqual([
-			expect.objectContaining({ recipient: '254700111222', content: 'Unique text 42', status: 'SENT' }),
+			expect.objectContaining({
+				recipient: '254700111222',
+				content: 'Unique text 42',
+				status: 'SENT',
+			}),
 		]);
 	});
 });
 
 describe('SMS → Get Many: bad input and errors', () => {
 	test.each([
-		['startDate', '31/12/2026', /^Item 0: Sent After \(filters\.startDate\) is not a date: "31\/12\/2026"$/],
-		['endDate', '2026-02-30', /^Item 0: Sent Before \(filters\.endDate\) is not a date: "2026-02-30"$/],
-		['campaignId', 'not-a-uuid', /^Item 0: Campaign ID \(filters\.campaignId\) is not a UUID: "not-a-uuid"$/],
+		[
+			'startDate',
+			'31/12/2026',
+			/^Item 0: Sent After \(filters\.startDate\) is not a date: "31\/12\/2026"$/,
+		],
+		[
+			'endDate',
+			'2026-02-30',
+			/^Item 0: Sent Before \(filters\.endDate\) is not a date: "2026-02-30"$/,
+		],
+		[
+			'campaignId',
+			'not-a-uuid',
+			/^Item 0: Campaign ID \(filters\.campaignId\) is not a UUID: "not-a-uuid"$/,
+		],
 	])('a bad %s is refused before any request', async (name, value, message) => {
-		const result = await runWorkflow({ parameters: getMany({ filters: { [name]: value } }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ filters: { [name]: value } }),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toMatch(message);
 		expect(ctx.sim.requests).toEqual([]);
 	});
@@ -170,9 +239,18 @@ describe('SMS → Get Many: bad input and errors', () => {
 		ctx.sim.inject({
 			path: '/sms',
 			status: 400,
-			errors: [{ field: 'start-date', message: 'must be a date in the format YYYY-MM-DD', rejectedValue: '2026-11-05' }],
+			errors: [
+				{
+					field: 'start-date',
+					message: 'must be a date in the format YYYY-MM-DD',
+					rejectedValue: '2026-11-05',
+				},
+			],
 		});
-		const result = await runWorkflow({ parameters: getMany({ filters: { startDate: '2026-11-05' } }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ filters: { startDate: '2026-11-05' } }),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('bad request');
 		expect(result.error?.description).toContain(
 			'start-date: must be a date in the format YYYY-MM-DD (rejected value: "2026-11-05")',
@@ -181,7 +259,10 @@ describe('SMS → Get Many: bad input and errors', () => {
 
 	test('403 on the userId filter says the account lacks permission', async () => {
 		ctx.sim.admin = false;
-		const result = await runWorkflow({ parameters: getMany({ filters: { userId: 3 } }), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: getMany({ filters: { userId: 3 } }),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('Forbidden');
 		expect(result.error?.description).toContain('userId: only admin accounts may filter by user');
 		expect(result.error?.description).toContain('lacks permission');
@@ -189,9 +270,17 @@ describe('SMS → Get Many: bad input and errors', () => {
 
 	test('with Continue On Fail an error gives an item with the error and the run goes on', async () => {
 		ctx.sim.inject({ path: '/sms', status: 500 });
-		const result = await runWorkflow({ parameters: getMany({ limit: 2 }), items: [{}, {}], credentials: ctx.credentials, continueOnFail: true });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 2 }),
+			items: [{}, {}],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
 		expect(result.items).toHaveLength(3);
 		expect(result.items[0].json).toEqual({ error: 'internal server error' });
-		expect(result.items.slice(1).map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 1 }]);
+		expect(result.items.slice(1).map((item) => item.pairedItem)).toEqual([
+			{ item: 1 },
+			{ item: 1 },
+		]);
 	});
 });

@@ -17,7 +17,10 @@ const send = (options: INodeParameters = {}) => ({
 });
 
 const customers = (count: number) =>
-	Array.from({ length: count }, (_, i) => ({ phone: `2547${String(10000000 + i)}`, order: `ORD-${i}` }));
+	Array.from({ length: count }, (_, i) => ({
+		phone: `2547${String(10000000 + i)}`,
+		order: `ORD-${i}`,
+	}));
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
 
@@ -33,7 +36,11 @@ const pairedIndexes = (items: Array<{ pairedItem?: unknown }>) =>
 describe('retries of refusals that prove nothing was sent', () => {
 	test('429 with Retry-After in seconds is waited for, then the request succeeds', async () => {
 		ctx.sim.inject({ host: 'send', status: 429, retryAfter: 1 });
-		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(3),
+			credentials: ctx.credentials,
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.status)).toEqual(['SENT', 'SENT', 'SENT']);
 		const [refused, accepted] = sendRequests();
@@ -44,8 +51,16 @@ describe('retries of refusals that prove nothing was sent', () => {
 	});
 
 	test('429 with Retry-After as an HTTP date is waited for', async () => {
-		ctx.sim.inject({ host: 'send', status: 429, retryAfter: new Date(Date.now() + 2000).toUTCString() });
-		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		ctx.sim.inject({
+			host: 'send',
+			status: 429,
+			retryAfter: new Date(Date.now() + 2000).toUTCString(),
+		});
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
 		expect(result.error).toBeUndefined();
 		const [refused, accepted] = sendRequests();
 		expect(accepted.at - refused.at).toBeGreaterThanOrEqual(900);
@@ -54,7 +69,11 @@ describe('retries of refusals that prove nothing was sent', () => {
 
 	test('503 twice, then success: three attempts, every item sent once', async () => {
 		ctx.sim.inject({ host: 'send', status: 503, count: 2 });
-		const result = await runWorkflow({ parameters: send(), items: customers(5), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(5),
+			credentials: ctx.credentials,
+		});
 		expect(result.error).toBeUndefined();
 		expect(sendRequests().map((r) => r.status)).toEqual([503, 503, 202]);
 		expect(result.items).toHaveLength(5);
@@ -63,7 +82,11 @@ describe('retries of refusals that prove nothing was sent', () => {
 
 	test('a 429 asking for longer than the cap is not waited for', async () => {
 		ctx.sim.inject({ host: 'send', status: 429, retryAfter: 3600 });
-		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.httpCode).toBe('429');
 		expect(result.error?.description).toContain('No message of this run was sent.');
 		expect(sendRequests()).toHaveLength(1);
@@ -71,7 +94,11 @@ describe('retries of refusals that prove nothing was sent', () => {
 
 	test('Max Attempts bounds the retries', async () => {
 		ctx.sim.inject({ host: 'send', status: 503, count: Infinity });
-		const result = await runWorkflow({ parameters: send({ maxAttempts: 2 }), items: customers(1), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send({ maxAttempts: 2 }),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
 		expect(sendRequests()).toHaveLength(2);
 		expect(result.error?.httpCode).toBe('503');
 	});
@@ -79,7 +106,11 @@ describe('retries of refusals that prove nothing was sent', () => {
 	test('a refused connection is retried, and the request goes out once the API is back', async () => {
 		await ctx.sim.pauseSend();
 		const resumed = new Promise((resolve) => setTimeout(() => resolve(ctx.sim.resumeSend()), 150));
-		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
 		await resumed;
 		expect(result.error).toBeUndefined();
 		expect(sendRequests()).toHaveLength(1);
@@ -101,7 +132,8 @@ describe('retries of refusals that prove nothing was sent', () => {
 			]);
 			expect(result.items[0].json.details).toMatchObject({
 				status: 'failed',
-				description: 'Network error code: ECONNREFUSED.\nNothing reached the API, so these messages can be sent again.',
+				description:
+					'Network error code: ECONNREFUSED.\nNothing reached the API, so these messages can be sent again.',
 				envelope: { number: '254710000000' },
 			});
 		} finally {
@@ -113,7 +145,11 @@ describe('retries of refusals that prove nothing was sent', () => {
 describe('failures after the request may have reached the API are never retried', () => {
 	test('a connection reset mid-request: delivery unknown, with the envelopes, and nothing re-sent', async () => {
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
-		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe(
 			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered',
 		);
@@ -140,7 +176,11 @@ describe('failures after the request may have reached the API are never retried'
 		expect(result.items[0].json.details).toMatchObject({
 			status: 'deliveryUnknown',
 			request: 1,
-			envelope: { number: '254710000000', message: 'Order ORD-0 is on its way', thirdPartyRef: 'ORD-0' },
+			envelope: {
+				number: '254710000000',
+				message: 'Order ORD-0 is on its way',
+				thirdPartyRef: 'ORD-0',
+			},
 		});
 		expect(sendRequests()).toHaveLength(1);
 	});
@@ -149,7 +189,11 @@ describe('failures after the request may have reached the API are never retried'
 describe('responses are checked, not trusted', () => {
 	test('a 2xx that is not JSON: delivery unknown, never an empty success', async () => {
 		ctx.sim.inject({ host: 'send', malformed: 'not-json' });
-		const result = await runWorkflow({ parameters: send(), items: customers(2), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe(
 			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it is not a JSON object',
 		);
@@ -159,13 +203,25 @@ describe('responses are checked, not trusted', () => {
 
 	test('a 2xx without data', async () => {
 		ctx.sim.inject({ host: 'send', malformed: 'no-data' });
-		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials, continueOnFail: true });
-		expect(result.items[0].json.error).toBe('Delivery unknown: The API answered HTTP 202 with an unexpected body: it has no "data" object');
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items[0].json.error).toBe(
+			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it has no "data" object',
+		);
 	});
 
 	test('a short outgoings array: delivery unknown for every item of that request, none made up', async () => {
 		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
-		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials, continueOnFail: true });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(3),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
 		expect(result.items).toHaveLength(3);
 		for (const item of result.items) {
 			expect(item.json.error).toBe(
@@ -180,10 +236,16 @@ describe('partial failure is accounted for exactly', () => {
 
 	test('batch 4 of 10 fails for good, no Continue On Fail: the error lists sent, failed and not attempted', async () => {
 		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: Infinity });
-		const result = await runWorkflow({ parameters: send(tenBatches), items: customers(100), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(tenBatches),
+			items: customers(100),
+			credentials: ctx.credentials,
+		});
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe('internal server error');
-		expect(result.error?.description).toContain('Request 4 of 10 failed for items 30-39: internal server error');
+		expect(result.error?.description).toContain(
+			'Request 4 of 10 failed for items 30-39: internal server error',
+		);
 		expect(result.error?.description).toContain(
 			'Already sent and charged (30 messages): request 1: items 0-9; request 2: items 10-19; request 3: items 20-29.',
 		);
@@ -203,7 +265,9 @@ describe('partial failure is accounted for exactly', () => {
 		});
 		expect(result.items).toHaveLength(100);
 		expect(pairedIndexes(result.items)).toEqual(Array.from({ length: 100 }, (_, i) => i));
-		const status = (i: number) => (result.items[i].json.details as { status?: string } | undefined)?.status ?? result.items[i].json.status;
+		const status = (i: number) =>
+			(result.items[i].json.details as { status?: string } | undefined)?.status ??
+			result.items[i].json.status;
 		expect(status(0)).toBe('SENT');
 		expect(status(29)).toBe('SENT');
 		expect(status(30)).toBe('failed');
@@ -252,7 +316,8 @@ describe('Dry Run and the per-run cap', () => {
 		const result = await runWorkflow({
 			parameters: {
 				...send({ dryRun: true }),
-				message: '={{ $json.order === "A" ? "Price: 10€ [promo]" : "Habari 👋 " + "x".repeat(70) }}',
+				message:
+					'={{ $json.order === "A" ? "Price: 10€ [promo]" : "Habari 👋 " + "x".repeat(70) }}',
 			},
 			items,
 			credentials: ctx.credentials,
@@ -276,15 +341,29 @@ describe('Dry Run and the per-run cap', () => {
 
 	test('the estimate matches what the API charges', async () => {
 		const message = 'y'.repeat(161);
-		const dry = await runWorkflow({ parameters: { ...send({ dryRun: true }), message }, items: customers(1), credentials: ctx.credentials });
-		const real = await runWorkflow({ parameters: { ...send(), message }, items: customers(1), credentials: ctx.credentials });
+		const dry = await runWorkflow({
+			parameters: { ...send({ dryRun: true }), message },
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
+		const real = await runWorkflow({
+			parameters: { ...send(), message },
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
 		expect(dry.items[0].json.estimatedCredits).toBe(2);
 		expect(real.items[0].json.credits).toBe(2);
 	});
 
 	test('Max Messages per Run refuses a larger run before anything is sent', async () => {
-		const result = await runWorkflow({ parameters: send({ maxMessages: 5 }), items: customers(6), credentials: ctx.credentials });
-		expect(result.error?.message).toBe('This run would send 6 messages, more than Max Messages per Run (5)');
+		const result = await runWorkflow({
+			parameters: send({ maxMessages: 5 }),
+			items: customers(6),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'This run would send 6 messages, more than Max Messages per Run (5)',
+		);
 		expect(ctx.sim.requests).toEqual([]);
 	});
 });

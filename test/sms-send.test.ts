@@ -40,46 +40,86 @@ describe('SMS → Send', () => {
 		expect(request.body).toEqual({
 			senderId: 'ACME',
 			envelopes: [
-				{ number: '254712345678', message: 'Hi Amina, your order A-1 has shipped.', thirdPartyRef: 'A-1' },
-				{ number: '254799000111', message: 'Hi Brian, your order B-2 has shipped.', thirdPartyRef: 'B-2' },
+				{
+					number: '254712345678',
+					message: 'Hi Amina, your order A-1 has shipped.',
+					thirdPartyRef: 'A-1',
+				},
+				{
+					number: '254799000111',
+					message: 'Hi Brian, your order B-2 has shipped.',
+					thirdPartyRef: 'B-2',
+				},
 				// An empty reference is left out of the envelope.
 				{ number: '254733222111', message: 'Hi Chen, your order  has shipped.' },
 			],
 		});
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(result.items.map((item) => item.json.recipient)).toEqual(['254712345678', '254799000111', '254733222111']);
-		expect(result.items[0].json).toMatchObject({ senderId: 'ACME', status: 'SENT', credits: 1, thirdPartyRef: 'A-1' });
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(result.items.map((item) => item.json.recipient)).toEqual([
+			'254712345678',
+			'254799000111',
+			'254733222111',
+		]);
+		expect(result.items[0].json).toMatchObject({
+			senderId: 'ACME',
+			status: 'SENT',
+			credits: 1,
+			thirdPartyRef: 'A-1',
+		});
 		expect(result.items.every((item) => item.json.balance === ctx.sim.balance)).toBe(true);
 		expect(ctx.sim.balance).toBe(100000 - 3);
 	});
 
 	test('250 items go out in 3 requests of 100, 100 and 50 envelopes by default', async () => {
-		const result = await runWorkflow({ parameters: send(), items: customers(250), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(250),
+			credentials: ctx.credentials,
+		});
 		expect(result.error).toBeUndefined();
 		expect(sendRequests().map((r) => r.body.envelopes.length)).toEqual([100, 100, 50]);
 		expect(result.items).toHaveLength(250);
 		expect(result.items.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
 			Array.from({ length: 250 }, (_, i) => i),
 		);
-		expect(result.items.map((item) => item.json.thirdPartyRef)).toEqual(customers(250).map((c) => c.order));
+		expect(result.items.map((item) => item.json.thirdPartyRef)).toEqual(
+			customers(250).map((c) => c.order),
+		);
 		// Each item carries the balance left after the request that carried it.
 		expect(result.items[0].json.balance).toBe(100000 - 100);
 		expect(result.items[249].json.balance).toBe(100000 - 250);
 	});
 
 	test('the batch size option sets the envelopes per request', async () => {
-		await runWorkflow({ parameters: send({ options: { batchSize: 40 } }), items: customers(90), credentials: ctx.credentials });
+		await runWorkflow({
+			parameters: send({ options: { batchSize: 40 } }),
+			items: customers(90),
+			credentials: ctx.credentials,
+		});
 		expect(sendRequests().map((r) => r.body.envelopes.length)).toEqual([40, 40, 10]);
 	});
 
 	test('items with different Sender IDs go in separate requests', async () => {
 		const items = customers(4).map((c, i) => ({ ...c, sender: i % 2 ? 'NOTIFY' : 'ACME' }));
-		const result = await runWorkflow({ parameters: send({ senderId: '={{ $json.sender }}' }), items, credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send({ senderId: '={{ $json.sender }}' }),
+			items,
+			credentials: ctx.credentials,
+		});
 		expect(sendRequests().map((r) => [r.body.senderId, r.body.envelopes.length])).toEqual([
 			['ACME', 2],
 			['NOTIFY', 2],
 		]);
-		expect(result.items.map((item) => item.json.senderId)).toEqual(['ACME', 'NOTIFY', 'ACME', 'NOTIFY']);
+		expect(result.items.map((item) => item.json.senderId)).toEqual([
+			'ACME',
+			'NOTIFY',
+			'ACME',
+			'NOTIFY',
+		]);
 	});
 
 	test('a long message is charged per part, as the API reports it', async () => {
@@ -95,27 +135,38 @@ describe('SMS → Send', () => {
 
 describe('SMS → Send: bad input is refused before anything is sent', () => {
 	const cases: Array<[string, object, RegExp]> = [
-		['a number that is not digits', { phone: '0712-abc' }, /^Item 1: Recipient Number \(number\) is not a phone number: "0712-abc"$/],
+		[
+			'a number that is not digits',
+			{ phone: '0712-abc' },
+			/^Item 1: Recipient Number \(number\) is not a phone number: "0712-abc"$/,
+		],
 		['an empty number', { phone: '' }, /^Item 1: Recipient Number \(number\) is empty$/],
 		['an empty message', { text: '   ' }, /^Item 1: Message \(message\) is empty$/],
-		['a Sender ID over 11 characters', { sender: 'TWELVECHARSX' }, /^Item 1: Sender ID \(senderId\) is 12 characters long; the API allows 1 to 11$/],
+		[
+			'a Sender ID over 11 characters',
+			{ sender: 'TWELVECHARSX' },
+			/^Item 1: Sender ID \(senderId\) is 12 characters long; the API allows 1 to 11$/,
+		],
 	];
 
-	test.each(cases)('%s stops the whole run, naming the item and the field', async (_, bad, message) => {
-		const items = [
-			{ phone: '254712345678', text: 'Hello', sender: 'ACME' },
-			{ phone: '254712345678', text: 'Hello', sender: 'ACME', ...bad },
-			{ phone: '254712345679', text: 'Hello', sender: 'ACME' },
-		];
-		const result = await runWorkflow({
-			parameters: send({ senderId: '={{ $json.sender }}', message: '={{ $json.text }}' }),
-			items,
-			credentials: ctx.credentials,
-		});
-		expect(result.error?.message).toMatch(message);
-		expect(result.items).toEqual([]);
-		expect(ctx.sim.requests).toEqual([]);
-	});
+	test.each(cases)(
+		'%s stops the whole run, naming the item and the field',
+		async (_, bad, message) => {
+			const items = [
+				{ phone: '254712345678', text: 'Hello', sender: 'ACME' },
+				{ phone: '254712345678', text: 'Hello', sender: 'ACME', ...bad },
+				{ phone: '254712345679', text: 'Hello', sender: 'ACME' },
+			];
+			const result = await runWorkflow({
+				parameters: send({ senderId: '={{ $json.sender }}', message: '={{ $json.text }}' }),
+				items,
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toMatch(message);
+			expect(result.items).toEqual([]);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
 
 	test('with Continue On Fail the bad item becomes an error item and the others are sent', async () => {
 		const items = [
@@ -131,22 +182,38 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 			continueOnFail: true,
 		});
 		expect(result.items).toHaveLength(4);
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(result.items[1].json.error).toBe('Item 1: Recipient Number (number) is not a phone number: "call me"');
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
+		expect(result.items[1].json.error).toBe(
+			'Item 1: Recipient Number (number) is not a phone number: "call me"',
+		);
 		expect(result.items[2].json.error).toBe('Item 2: Message (message) is empty');
 		expect(result.items[0].json.status).toBe('SENT');
 		expect(result.items[3].json.status).toBe('SENT');
 		expect(sendRequests()).toHaveLength(1);
-		expect(sendRequests()[0].body.envelopes.map((e: { number: string }) => e.number)).toEqual(['254712345678', '254712345670']);
+		expect(sendRequests()[0].body.envelopes.map((e: { number: string }) => e.number)).toEqual([
+			'254712345678',
+			'254712345670',
+		]);
 	});
 });
 
 describe('SMS → Send: API errors', () => {
 	test('402 states the balance and the credits required', async () => {
 		ctx.sim.balance = 2;
-		const result = await runWorkflow({ parameters: send(), items: customers(3), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(3),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('Insufficient credits');
-		expect(result.error?.description).toContain('Insufficient balance: balance 2 credits, required 3 credits');
+		expect(result.error?.description).toContain(
+			'Insufficient balance: balance 2 credits, required 3 credits',
+		);
 		expect(result.error?.description).toContain('does not have enough credits');
 		expect(result.error?.httpCode).toBe('402');
 	});
@@ -158,13 +225,19 @@ describe('SMS → Send: API errors', () => {
 			credentials: { ...ctx.credentials, apiToken: 'wrong-token-123' },
 		});
 		expect(result.error?.message).toBe('Authentication failed');
-		expect(result.error?.description).toContain('Check the API token in the "SMS Messaging API" credential');
+		expect(result.error?.description).toContain(
+			'Check the API token in the "SMS Messaging API" credential',
+		);
 		expect(result.serialized).not.toContain('wrong-token-123');
 	});
 
 	test('a server that echoes the token in its error gets it redacted', async () => {
 		ctx.sim.inject({ host: 'send', status: 400, echoAuth: true });
-		const result = await runWorkflow({ parameters: send(), items: customers(1), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('Request with Bearer *** failed');
 		expect(result.error?.description).toContain('Rejected credentials: Bearer ***');
 		expect(result.serialized).not.toContain(TOKEN);
@@ -208,8 +281,14 @@ describe('SMS → Send: API errors', () => {
 	});
 
 	test('an unapproved Sender ID is refused by the API with its reason', async () => {
-		const result = await runWorkflow({ parameters: send({ senderId: 'NEWBRAND' }), items: customers(1), credentials: ctx.credentials });
+		const result = await runWorkflow({
+			parameters: send({ senderId: 'NEWBRAND' }),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
 		expect(result.error?.message).toBe('Invalid parameters');
-		expect(result.error?.description).toContain('senderId: NEWBRAND is not an approved Sender ID of this account');
+		expect(result.error?.description).toContain(
+			'senderId: NEWBRAND is not an approved Sender ID of this account',
+		);
 	});
 });

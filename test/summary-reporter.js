@@ -18,7 +18,9 @@ class PlainSummaryReporter extends DefaultReporter {
 		this.summary.onRunComplete(testContexts, results);
 		const skipped = results.numPendingTests + results.numTodoTests;
 		const failed = results.numFailedTests + results.numRuntimeErrorTestSuites;
-		process.stderr.write(`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+		process.stderr.write(
+			`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+		);
 	}
 }
 

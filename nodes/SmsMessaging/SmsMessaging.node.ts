@@ -19,6 +19,25 @@ export class SmsMessaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
+		hints: [
+			{
+				message:
+					'A Sender ID with status PENDING cannot send yet: the service reviews it first, which takes 1 to 3 business weeks, and notifies you on approval.',
+				type: 'info',
+				location: 'outputPane',
+				whenToDisplay: 'afterExecution',
+				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
+			},
+			{
+				message:
+					'Get Many stopped at the Limit. If more records may exist, raise the Limit or turn on Return All.',
+				type: 'info',
+				location: 'outputPane',
+				whenToDisplay: 'afterExecution',
+				displayCondition:
+					'={{ $parameter["operation"] === "getAll" && $parameter["returnAll"] === false }}',
+			},
+		],
 		requestDefaults: {
 			baseURL: '={{ $credentials.baseUrl }}',
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },

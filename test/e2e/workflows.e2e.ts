@@ -133,6 +133,22 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(request.headers.authorization).toBeUndefined();
 		});
 
+		test('example: updating a Sender ID sends its id as senderId with the four fields', async () => {
+			const run = await n8n.run('exUpdateSenderId');
+			expect(outputOf(run, 'Update Sender ID').map((item) => item.json)).toEqual([
+				expect.objectContaining({ id: 1, name: 'ACME', access: 'PUBLIC' }),
+			]);
+			const [request] = await n8n.simRequests();
+			expect(`${request.method} ${request.path}`).toBe('PUT /sender-ids');
+			expect(request.body).toEqual({
+				senderId: 1,
+				name: 'ACME',
+				purpose: 'TRANSACTIONAL',
+				access: 'PUBLIC',
+				sample: 'Your ACME order A-1001 is ready for pickup.',
+			});
+		});
+
 		test('example: contacts matching a search', async () => {
 			const run = await n8n.run('exFindContacts');
 			const found = outputOf(run, 'Find contacts');

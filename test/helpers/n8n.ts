@@ -101,7 +101,11 @@ class CredentialsHelper extends ICredentialsHelper {
 		return true;
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	) {
 		if (typeName !== credentialType.name || typeof credentialType.authenticate !== 'function') {
 			throw new Error(`unexpected credential type ${typeName}`);
 		}
@@ -158,7 +162,12 @@ export interface RunResult {
 	/** Items on its second output, with onError "continueErrorOutput". */
 	errorItems: INodeExecutionData[];
 	/** The node's error when the run stopped. */
-	error?: { message: string; description?: string | null; httpCode?: string | null; context?: object };
+	error?: {
+		message: string;
+		description?: string | null;
+		httpCode?: string | null;
+		context?: object;
+	};
 	/** What n8n would push to the editor's browser console during the run. */
 	uiMessages: unknown[];
 	/** Everything n8n stores of the run and pushes to the editor, serialised. */
@@ -190,8 +199,21 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const connections: IConnections = {
 		Items: { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] },
 	};
-	const workflow = new Workflow({ id: 'test', nodes, connections, nodeTypes, active: false, settings: { executionOrder: 'v1' } });
-	const workflowData = { id: 'test', name: 'test', nodes, connections, active: false } as unknown as IWorkflowBase;
+	const workflow = new Workflow({
+		id: 'test',
+		nodes,
+		connections,
+		nodeTypes,
+		active: false,
+		settings: { executionOrder: 'v1' },
+	});
+	const workflowData = {
+		id: 'test',
+		name: 'test',
+		nodes,
+		connections,
+		active: false,
+	} as unknown as IWorkflowBase;
 
 	const hooks = new ExecutionLifecycleHooks('manual', '1', workflowData);
 	let finished: IRun | undefined;
@@ -203,7 +225,9 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const additionalData = {
 		hooks,
 		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
-		credentialsHelper: new CredentialsHelper(options.credentials as unknown as ICredentialDataDecryptedObject),
+		credentialsHelper: new CredentialsHelper(
+			options.credentials as unknown as ICredentialDataDecryptedObject,
+		),
 		currentNodeParameters: undefined,
 		currentNodeExecutionIndex: 0,
 		variables: {},
@@ -234,7 +258,11 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		},
 	});
 
-	const returned = await new WorkflowExecute(additionalData, 'manual', runExecutionData).processRunExecutionData(workflow);
+	const returned = await new WorkflowExecute(
+		additionalData,
+		'manual',
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	const run = finished ?? returned;
 	const task = run.data.resultData.runData['SMS Messaging']?.[0];
 	const error = task?.error as RunResult['error'];

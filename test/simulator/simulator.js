@@ -13,10 +13,20 @@ const SMS_STATUSES = ['DELIVERED', 'SENT', 'FAILED', 'PENDING'];
 // The spec does not name the state after approval; the simulator calls it APPROVED.
 const APPROVED = 'APPROVED';
 const REASONS = {
-	200: 'OK', 201: 'CREATED', 202: 'ACCEPTED', 400: 'BAD_REQUEST', 401: 'UNAUTHORIZED',
-	402: 'PAYMENT_REQUIRED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED',
-	422: 'UNPROCESSABLE_ENTITY', 429: 'TOO_MANY_REQUESTS', 500: 'INTERNAL_SERVER_ERROR',
-	502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE',
+	200: 'OK',
+	201: 'CREATED',
+	202: 'ACCEPTED',
+	400: 'BAD_REQUEST',
+	401: 'UNAUTHORIZED',
+	402: 'PAYMENT_REQUIRED',
+	403: 'FORBIDDEN',
+	404: 'NOT_FOUND',
+	405: 'METHOD_NOT_ALLOWED',
+	422: 'UNPROCESSABLE_ENTITY',
+	429: 'TOO_MANY_REQUESTS',
+	500: 'INTERNAL_SERVER_ERROR',
+	502: 'BAD_GATEWAY',
+	503: 'SERVICE_UNAVAILABLE',
 };
 
 // GSM 03.38 basic set, and the extension set whose characters take two septets.
@@ -112,9 +122,16 @@ class Simulator {
 		const now = Date.parse('2026-11-20T12:00:00Z');
 		const random = seededRandom(42);
 		for (const name of ['ACME', 'NOTIFY']) {
-			this.addSenderId({ name, purpose: 'TRANSACTIONAL', access: 'PRIVATE', sample: `${name} sample` }, APPROVED);
+			this.addSenderId(
+				{ name, purpose: 'TRANSACTIONAL', access: 'PRIVATE', sample: `${name} sample` },
+				APPROVED,
+			);
 		}
-		const campaigns = ['6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e', 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', '0c9b8a7f-6e5d-4c3b-9a1f-2e3d4c5b6a7f'];
+		const campaigns = [
+			'6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e',
+			'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+			'0c9b8a7f-6e5d-4c3b-9a1f-2e3d4c5b6a7f',
+		];
 		this.campaigns = campaigns;
 		for (let i = 0; i < smsRecords; i++) {
 			const sentAt = new Date(now - Math.floor(random() * 30 * 86400000));
@@ -125,7 +142,8 @@ class Simulator {
 				content: `Seeded message ${i + 1} about order ${1000 + i}`,
 				status,
 				sentAt: sentAt.toISOString(),
-				deliveredAt: status === 'DELIVERED' ? new Date(sentAt.getTime() + 60000).toISOString() : null,
+				deliveredAt:
+					status === 'DELIVERED' ? new Date(sentAt.getTime() + 60000).toISOString() : null,
 				campaignId: campaigns[i % campaigns.length],
 				userId: (i % 3) + 1,
 			});
@@ -156,8 +174,14 @@ class Simulator {
 			sample,
 			access,
 			addedBy: {
-				id: 1, uuid: '0b6f3a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', firstName: 'Sim', lastName: 'User',
-				gender: 'OTHER', email: 'sim@example.com', phone: '254700000000', address: 'Nairobi',
+				id: 1,
+				uuid: '0b6f3a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b',
+				firstName: 'Sim',
+				lastName: 'User',
+				gender: 'OTHER',
+				email: 'sim@example.com',
+				phone: '254700000000',
+				address: 'Nairobi',
 			},
 			status,
 			deletedAt: null,
@@ -274,7 +298,9 @@ class Simulator {
 			} catch {
 				body = raw;
 			}
-			const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : url.pathname;
+			const path = url.pathname.startsWith(PREFIX)
+				? url.pathname.slice(PREFIX.length)
+				: url.pathname;
 			const record = {
 				host: role,
 				method: req.method,
@@ -308,11 +334,21 @@ class Simulator {
 		}
 		if (fault?.status) {
 			record.status = fault.status;
-			const headers = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
-			const auth = `${record.headers.authorization ?? ''} ${record.headers['x-service'] ?? ''}`.trim();
-			const errors = fault.echoAuth ? [`Rejected credentials: ${auth}`] : (fault.errors ?? ['Injected fault']);
+			const headers =
+				fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
+			const auth =
+				`${record.headers.authorization ?? ''} ${record.headers['x-service'] ?? ''}`.trim();
+			const errors = fault.echoAuth
+				? [`Rejected credentials: ${auth}`]
+				: (fault.errors ?? ['Injected fault']);
 			const message = fault.echoAuth ? `Request with ${auth} failed` : undefined;
-			return this.reply(res, record, fault.status, this.errorBody(role, record, fault.status, errors, message), headers);
+			return this.reply(
+				res,
+				record,
+				fault.status,
+				this.errorBody(role, record, fault.status, errors, message),
+				headers,
+			);
 		}
 		const [status, body] = this.route(role, record, url, fault);
 		record.status = status;
@@ -327,7 +363,11 @@ class Simulator {
 
 	reply(res, record, status, body, headers = {}) {
 		const text = JSON.stringify(body);
-		res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+		res.writeHead(status, {
+			'Content-Type': 'application/json',
+			'Content-Length': Buffer.byteLength(text),
+			...headers,
+		});
 		res.end(text);
 	}
 
@@ -348,13 +388,19 @@ class Simulator {
 	errorBody(role, record, status, errors, message) {
 		const text = message ?? REASONS[status]?.replace(/_/g, ' ').toLowerCase() ?? 'error';
 		if (role === 'send') {
-			return this.wrapper(record, status, { code: status, message: text, errors: errors.map(String) });
+			return this.wrapper(record, status, {
+				code: status,
+				message: text,
+				errors: errors.map(String),
+			});
 		}
 		return this.wrapper(record, status, {
 			code: status * 10 + 1,
 			message: text,
 			errors: errors.map((e) =>
-				typeof e === 'string' ? { field: null, message: e, rejectedValue: null, rejectingValues: {} } : { rejectingValues: {}, ...e },
+				typeof e === 'string'
+					? { field: null, message: e, rejectedValue: null, rejectingValues: {} }
+					: { rejectingValues: {}, ...e },
 			),
 		});
 	}
@@ -365,26 +411,46 @@ class Simulator {
 
 	route(host, record, url, fault) {
 		const { method, path, headers } = record;
-		const role = host === 'api' && path === '/outgoings/send' && this.options.sendOnApiHost ? 'send' : host;
+		const role =
+			host === 'api' && path === '/outgoings/send' && this.options.sendOnApiHost ? 'send' : host;
 		const expectedHeader = role === 'send' ? 'authorization' : 'x-service';
 		if (headers[expectedHeader] !== `Bearer ${this.token}`) {
 			const name = role === 'send' ? 'Authorization' : 'X-Service';
-			return this.fail(role, record, 401,
-				[role === 'send' ? `${name}: missing or invalid API token` : { field: name, message: 'missing or invalid API token' }],
-				'Authentication failed');
+			return this.fail(
+				role,
+				record,
+				401,
+				[
+					role === 'send'
+						? `${name}: missing or invalid API token`
+						: { field: name, message: 'missing or invalid API token' },
+				],
+				'Authentication failed',
+			);
 		}
 		const routes = {
 			api: {
-				'/sender-ids': { POST: () => this.createSenderId(record), PUT: () => this.updateSenderId(record) },
+				'/sender-ids': {
+					POST: () => this.createSenderId(record),
+					PUT: () => this.updateSenderId(record),
+				},
 				'/sms': { GET: () => this.listSms(record, url, fault) },
 				'/contacts': { GET: () => this.listContacts(record, url, fault) },
 			},
 			send: { '/outgoings/send': { POST: () => this.send(record, fault) } },
 		}[role];
 		const route = routes[path];
-		if (!route) return this.fail(role, record, 404, [`No endpoint ${path} on this host`], 'Not found');
+		if (!route)
+			return this.fail(role, record, 404, [`No endpoint ${path} on this host`], 'Not found');
 		const handler = route[method];
-		if (!handler) return this.fail(role, record, 405, [`${method} is not allowed on ${path}`], 'Method not allowed');
+		if (!handler)
+			return this.fail(
+				role,
+				record,
+				405,
+				[`${method} is not allowed on ${path}`],
+				'Method not allowed',
+			);
 		return handler();
 	}
 
@@ -392,11 +458,23 @@ class Simulator {
 		const errors = [];
 		const { name, purpose, access, sample } = body ?? {};
 		if (typeof name !== 'string' || name.length < 1 || name.length > 11)
-			errors.push({ field: 'name', message: 'must be 1 to 11 characters', rejectedValue: name ?? null });
+			errors.push({
+				field: 'name',
+				message: 'must be 1 to 11 characters',
+				rejectedValue: name ?? null,
+			});
 		if (!PURPOSES.includes(purpose))
-			errors.push({ field: 'purpose', message: `must be one of ${PURPOSES.join(', ')}`, rejectedValue: purpose ?? null });
+			errors.push({
+				field: 'purpose',
+				message: `must be one of ${PURPOSES.join(', ')}`,
+				rejectedValue: purpose ?? null,
+			});
 		if (!ACCESS.includes(access))
-			errors.push({ field: 'access', message: `must be one of ${ACCESS.join(', ')}`, rejectedValue: access ?? null });
+			errors.push({
+				field: 'access',
+				message: `must be one of ${ACCESS.join(', ')}`,
+				rejectedValue: access ?? null,
+			});
 		if (typeof sample !== 'string' || sample.trim() === '')
 			errors.push({ field: 'sample', message: 'must not be empty', rejectedValue: sample ?? null });
 		return errors;
@@ -406,70 +484,138 @@ class Simulator {
 		const errors = this.checkSenderIdBody(record.body);
 		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
 		const created = this.addSenderId(record.body);
-		return [201, this.wrapper(record, 201, { code: 0, message: 'Sender ID created and awaiting approval', data: created })];
+		return [
+			201,
+			this.wrapper(record, 201, {
+				code: 0,
+				message: 'Sender ID created and awaiting approval',
+				data: created,
+			}),
+		];
 	}
 
 	updateSenderId(record) {
 		const { senderId } = record.body ?? {};
 		const errors = this.checkSenderIdBody(record.body);
-		if (!Number.isInteger(senderId)) errors.push({ field: 'senderId', message: 'must be an integer', rejectedValue: senderId ?? null });
+		if (!Number.isInteger(senderId))
+			errors.push({
+				field: 'senderId',
+				message: 'must be an integer',
+				rejectedValue: senderId ?? null,
+			});
 		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
 		const existing = this.senderIds.find((s) => s.id === senderId && s.deletedAt === null);
-		if (!existing) return this.fail('api', record, 404, [{ field: 'senderId', message: 'Sender ID not found', rejectedValue: senderId }], 'Sender ID not found');
+		if (!existing)
+			return this.fail(
+				'api',
+				record,
+				404,
+				[{ field: 'senderId', message: 'Sender ID not found', rejectedValue: senderId }],
+				'Sender ID not found',
+			);
 		const { name, purpose, access, sample } = record.body;
 		const needsApproval = name !== existing.name || purpose !== existing.purpose;
 		Object.assign(existing, { name, purpose, access, sample, updatedAt: new Date().toISOString() });
 		if (needsApproval) existing.status = 'PENDING';
-		return [200, this.wrapper(record, 200, { code: 0, message: 'Sender ID updated', data: existing })];
+		return [
+			200,
+			this.wrapper(record, 200, { code: 0, message: 'Sender ID updated', data: existing }),
+		];
 	}
 
 	send(record, fault) {
 		const { senderId, envelopes, callbackUrl } = record.body ?? {};
 		const errors = [];
-		if (typeof senderId !== 'string' || senderId.length < 1 || senderId.length > 11) errors.push('senderId: must be 1 to 11 characters');
+		if (typeof senderId !== 'string' || senderId.length < 1 || senderId.length > 11)
+			errors.push('senderId: must be 1 to 11 characters');
 		else if (!this.senderIds.some((s) => s.name === senderId && s.status === APPROVED))
 			errors.push(`senderId: ${senderId} is not an approved Sender ID of this account`);
-		if (!Array.isArray(envelopes) || envelopes.length === 0) errors.push('envelopes: must be a non-empty array');
+		if (!Array.isArray(envelopes) || envelopes.length === 0)
+			errors.push('envelopes: must be a non-empty array');
 		else
 			envelopes.forEach((e, i) => {
-				if (typeof e?.number !== 'string' || !/^\d{6,15}$/.test(e.number)) errors.push(`envelopes[${i}].number: must be digits with country code`);
-				if (typeof e?.message !== 'string' || e.message === '') errors.push(`envelopes[${i}].message: must not be empty`);
-				if (e?.thirdPartyRef !== undefined && typeof e.thirdPartyRef !== 'string') errors.push(`envelopes[${i}].thirdPartyRef: must be a string`);
+				if (typeof e?.number !== 'string' || !/^\d{6,15}$/.test(e.number))
+					errors.push(`envelopes[${i}].number: must be digits with country code`);
+				if (typeof e?.message !== 'string' || e.message === '')
+					errors.push(`envelopes[${i}].message: must not be empty`);
+				if (e?.thirdPartyRef !== undefined && typeof e.thirdPartyRef !== 'string')
+					errors.push(`envelopes[${i}].thirdPartyRef: must be a string`);
 			});
 		if (errors.length) return this.fail('send', record, 400, errors, 'Invalid parameters');
 		const credits = envelopes.map((e) => smsParts(e.message));
 		const required = credits.reduce((a, b) => a + b, 0);
 		if (required > this.balance) {
-			return this.fail('send', record, 402, [`Insufficient balance: balance ${this.balance} credits, required ${required} credits`], 'Insufficient credits');
+			return this.fail(
+				'send',
+				record,
+				402,
+				[`Insufficient balance: balance ${this.balance} credits, required ${required} credits`],
+				'Insufficient credits',
+			);
 		}
 		this.balance -= required;
 		const campaignId = randomUUID();
 		const sentAt = new Date().toISOString();
 		const outgoings = envelopes.map((e, i) => {
 			const id = this.nextId.sms++;
-			this.sms.push({ id, recipient: e.number, content: e.message, status: 'SENT', sentAt, deliveredAt: null, campaignId, userId: 1 });
-			return { id, senderId, recipient: e.number, message: e.message, credits: credits[i], status: 'SENT', thirdPartyRef: e.thirdPartyRef };
+			this.sms.push({
+				id,
+				recipient: e.number,
+				content: e.message,
+				status: 'SENT',
+				sentAt,
+				deliveredAt: null,
+				campaignId,
+				userId: 1,
+			});
+			return {
+				id,
+				senderId,
+				recipient: e.number,
+				message: e.message,
+				credits: credits[i],
+				status: 'SENT',
+				thirdPartyRef: e.thirdPartyRef,
+			};
 		});
 		if (fault?.dropOutgoings) outgoings.splice(outgoings.length - fault.dropOutgoings);
-		return [202, this.wrapper(record, 202, {
-			code: 202,
-			message: `${envelopes.length} messages queued for sending`,
-			data: { balance: this.balance, outgoings, ...(callbackUrl !== undefined ? { callbackUrl } : {}) },
-		})];
+		return [
+			202,
+			this.wrapper(record, 202, {
+				code: 202,
+				message: `${envelopes.length} messages queued for sending`,
+				data: {
+					balance: this.balance,
+					outgoings,
+					...(callbackUrl !== undefined ? { callbackUrl } : {}),
+				},
+			}),
+		];
 	}
 
 	/** Shared checks of both lists; returns [errors, page, size] or a failure. */
 	listQuery(record, url, allowed) {
 		const errors = [];
 		for (const key of url.searchParams.keys()) {
-			if (!allowed.includes(key)) errors.push({ field: key, message: 'unknown parameter', rejectedValue: url.searchParams.get(key) });
+			if (!allowed.includes(key))
+				errors.push({
+					field: key,
+					message: 'unknown parameter',
+					rejectedValue: url.searchParams.get(key),
+				});
 		}
 		const int = (name, fallback, max) => {
 			const raw = url.searchParams.get(name);
 			if (raw === null) return fallback;
 			const value = Number(raw);
 			if (!/^\d+$/.test(raw) || value < 1 || (max && value > max)) {
-				errors.push({ field: name, message: max ? `must be a positive integer of at most ${max}` : 'must be a positive integer', rejectedValue: raw });
+				errors.push({
+					field: name,
+					message: max
+						? `must be a positive integer of at most ${max}`
+						: 'must be a positive integer',
+					rejectedValue: raw,
+				});
 				return fallback;
 			}
 			return value;
@@ -482,13 +628,35 @@ class Simulator {
 
 	userFilter(record, userId, role = 'api') {
 		if (userId !== undefined && !this.admin) {
-			return this.fail(role, record, 403, [{ field: 'userId', message: 'only admin accounts may filter by user', rejectedValue: userId }], 'Forbidden');
+			return this.fail(
+				role,
+				record,
+				403,
+				[
+					{
+						field: 'userId',
+						message: 'only admin accounts may filter by user',
+						rejectedValue: userId,
+					},
+				],
+				'Forbidden',
+			);
 		}
 		return undefined;
 	}
 
 	listSms(record, url, fault) {
-		const q = this.listQuery(record, url, ['records', 'page', 'sort', 'userId', 'status', 'start-date', 'end-date', 'campaign-id', 'query']);
+		const q = this.listQuery(record, url, [
+			'records',
+			'page',
+			'sort',
+			'userId',
+			'status',
+			'start-date',
+			'end-date',
+			'campaign-id',
+			'query',
+		]);
 		const { errors } = q;
 		const param = (n) => url.searchParams.get(n);
 		const status = param('status');
@@ -499,7 +667,11 @@ class Simulator {
 			if (raw === null) return undefined;
 			const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : NaN;
 			if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
-				errors.push({ field: name, message: 'must be a date in the format YYYY-MM-DD', rejectedValue: raw });
+				errors.push({
+					field: name,
+					message: 'must be a date in the format YYYY-MM-DD',
+					rejectedValue: raw,
+				});
 				return undefined;
 			}
 			return ms;
@@ -512,37 +684,58 @@ class Simulator {
 		let sort = ['id', 'desc'];
 		if (url.searchParams.getAll('sort').length > 1 || param('sort') !== null) {
 			const parts = url.searchParams.getAll('sort').join(',').split(',');
-			if (parts.length !== 2 || !['id', 'sentAt', 'status'].includes(parts[0]) || !['asc', 'desc'].includes(parts[1]))
-				errors.push({ field: 'sort', message: 'must be field,direction with field id, sentAt or status', rejectedValue: param('sort') });
+			if (
+				parts.length !== 2 ||
+				!['id', 'sentAt', 'status'].includes(parts[0]) ||
+				!['asc', 'desc'].includes(parts[1])
+			)
+				errors.push({
+					field: 'sort',
+					message: 'must be field,direction with field id, sentAt or status',
+					rejectedValue: param('sort'),
+				});
 			else sort = parts;
 		}
 		if (errors.length) return this.fail('api', record, 400, errors, 'Invalid parameters');
 		const forbidden = this.userFilter(record, q.userId);
 		if (forbidden) return forbidden;
 		const text = param('query')?.toLowerCase();
-		let rows = this.sms.filter((s) =>
-			(status === null || status === 'all' || s.status === status) &&
-			(start === undefined || Date.parse(s.sentAt) >= start) &&
-			(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
-			(campaign === null || s.campaignId === campaign) &&
-			(q.userId === undefined || s.userId === q.userId) &&
-			(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)));
+		let rows = this.sms.filter(
+			(s) =>
+				(status === null || status === 'all' || s.status === status) &&
+				(start === undefined || Date.parse(s.sentAt) >= start) &&
+				(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
+				(campaign === null || s.campaignId === campaign) &&
+				(q.userId === undefined || s.userId === q.userId) &&
+				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),
+		);
 		const [field, direction] = sort;
 		const sign = direction === 'asc' ? 1 : -1;
-		rows = [...rows].sort((a, b) => (a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign));
+		rows = [...rows].sort((a, b) =>
+			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign,
+		);
 		const page = this.page(rows, q.page, q.size, fault);
-		return [200, this.wrapper(record, 200, {
-			code: 0,
-			message: 'SMS retrieved',
-			data: {
-				content: page.content,
-				pagination: {
-					pageNumber: q.page, pageSize: q.size, sorted: true, totalPages: page.totalPages,
-					totalElements: rows.length, last: page.last, numberOfElements: page.content.length,
-					first: q.page === 1, empty: page.content.length === 0,
+		return [
+			200,
+			this.wrapper(record, 200, {
+				code: 0,
+				message: 'SMS retrieved',
+				data: {
+					content: page.content,
+					pagination: {
+						pageNumber: q.page,
+						pageSize: q.size,
+						sorted: true,
+						totalPages: page.totalPages,
+						totalElements: rows.length,
+						last: page.last,
+						numberOfElements: page.content.length,
+						first: q.page === 1,
+						empty: page.content.length === 0,
+					},
 				},
-			},
-		})];
+			}),
+		];
 	}
 
 	listContacts(record, url, fault) {
@@ -552,20 +745,38 @@ class Simulator {
 		if (forbidden) return forbidden;
 		const text = url.searchParams.get('query')?.toLowerCase();
 		const rows = this.contacts
-			.filter((c) => (q.userId === undefined || c.userId === q.userId) &&
-				(!text || c.names.toLowerCase().includes(text) || c.number.includes(text) || (c.email ?? '').includes(text)))
-			.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id))
+			.filter(
+				(c) =>
+					(q.userId === undefined || c.userId === q.userId) &&
+					(!text ||
+						c.names.toLowerCase().includes(text) ||
+						c.number.includes(text) ||
+						(c.email ?? '').includes(text)),
+			)
+			.sort((a, b) =>
+				a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id,
+			)
 			.map(({ userId, ...contact }) => contact);
 		const page = this.page(rows, q.page, q.size, fault);
-		return [200, this.wrapper(record, 200, {
-			code: 0,
-			message: 'Contacts retrieved',
-			data: {
-				content: page.content, totalElements: rows.length, totalPages: page.totalPages, size: q.size,
-				number: q.page, sort: { sorted: true, unsorted: false, empty: false }, first: q.page === 1,
-				last: page.last, numberOfElements: page.content.length, empty: page.content.length === 0,
-			},
-		})];
+		return [
+			200,
+			this.wrapper(record, 200, {
+				code: 0,
+				message: 'Contacts retrieved',
+				data: {
+					content: page.content,
+					totalElements: rows.length,
+					totalPages: page.totalPages,
+					size: q.size,
+					number: q.page,
+					sort: { sorted: true, unsorted: false, empty: false },
+					first: q.page === 1,
+					last: page.last,
+					numberOfElements: page.content.length,
+					empty: page.content.length === 0,
+				},
+			}),
+		];
 	}
 
 	page(rows, page, size, fault) {
@@ -584,7 +795,12 @@ class Simulator {
 		const path = url.pathname.slice('/__sim'.length);
 		if (method === 'GET' && path === '/requests') return send(200, this.requests);
 		if (method === 'GET' && path === '/state')
-			return send(200, { balance: this.balance, senderIds: this.senderIds, smsCount: this.sms.length, contacts: this.contacts.length });
+			return send(200, {
+				balance: this.balance,
+				senderIds: this.senderIds,
+				smsCount: this.sms.length,
+				contacts: this.contacts.length,
+			});
 		if (method === 'POST' && path === '/reset') {
 			this.reset();
 			return send(200, { ok: true });
