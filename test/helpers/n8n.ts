@@ -19,9 +19,14 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 } from 'n8n-workflow';
+import fs from 'node:fs';
 import path from 'node:path';
 
-const dist = path.resolve(__dirname, '../../dist');
+/** The package root: the nearest folder up with a package.json (also from compiled copies). */
+function packageRoot(dir: string): string {
+	return fs.existsSync(path.join(dir, 'package.json')) ? dir : packageRoot(path.dirname(dir));
+}
+const dist = path.join(packageRoot(__dirname), 'dist');
 // The built package, as n8n loads it from the paths in package.json's `n8n` field.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { SmsMessaging } = require(path.join(dist, 'nodes/SmsMessaging/SmsMessaging.node.js'));
@@ -75,7 +80,8 @@ const credentialTestNode = {
 	},
 } as unknown as INodeType;
 
-const nodeTypeInstances: Record<string, INodeType> = {
+/** Node types the engine knows; benchmarks add their own comparison nodes. */
+export const nodeTypeInstances: Record<string, INodeType> = {
 	[NODE_TYPE]: new SmsMessaging(),
 	[ITEMS_TYPE]: new ItemsNode(),
 	[CREDENTIAL_TEST_TYPE]: credentialTestNode,
@@ -150,6 +156,11 @@ export interface RunOptions {
 	parameters: INode['parameters'];
 	/** Input items of the SMS Messaging node. */
 	items?: object[];
+	/**
+	 * Start at the node under test with `items` as its input, as n8n does for pinned input data,
+	 * instead of producing them with an upstream node (for large benchmark inputs).
+	 */
+	inputDirect?: boolean;
 	credentials: Credentials;
 	continueOnFail?: boolean;
 	onError?: INode['onError'];
@@ -171,7 +182,7 @@ export interface RunResult {
 	/** What n8n would push to the editor's browser console during the run. */
 	uiMessages: unknown[];
 	/** Everything n8n stores of the run and pushes to the editor, serialised. */
-	serialized: string;
+	readonly serialized: string;
 }
 
 export async function runWorkflow(options: RunOptions): Promise<RunResult> {
@@ -182,7 +193,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 			type: ITEMS_TYPE,
 			typeVersion: 1,
 			position: [0, 0],
-			parameters: { items: JSON.stringify(options.items ?? [{}]) },
+			parameters: { items: options.inputDirect ? '[]' : JSON.stringify(options.items ?? [{}]) },
 		},
 		{
 			id: 'sms',
@@ -254,7 +265,21 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 
 	const runExecutionData = createRunExecutionData({
 		executionData: {
-			nodeExecutionStack: [{ node: nodes[0], data: { main: [[{ json: {} }]] }, source: null }],
+			nodeExecutionStack: [
+				options.inputDirect
+					? {
+							node: nodes[1],
+							data: {
+								main: [
+									(options.items ?? [{}]).map((json) => ({
+										json: json as INodeExecutionData['json'],
+									})),
+								],
+							},
+							source: null,
+						}
+					: { node: nodes[0], data: { main: [[{ json: {} }]] }, source: null },
+			],
 		},
 	});
 
@@ -272,6 +297,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		errorItems: task?.data?.main?.[1] ?? [],
 		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
 		uiMessages,
-		serialized: JSON.stringify({ run, uiMessages }),
+		get serialized() {
+			return JSON.stringify({ run, uiMessages });
+		},
 	};
 }

@@ -104,6 +104,9 @@ class Simulator {
 		this.baseUrl = '';
 		this.sendBaseUrl = '';
 		this.sendPort = 0;
+		this.generation = 0;
+		/** @type {{key: string, rows: any[]} | undefined} */
+		this.cache = undefined;
 		this.reset();
 	}
 
@@ -115,6 +118,7 @@ class Simulator {
 		this.balance = balance;
 		this.requests = [];
 		this.faults = [];
+		this.generation = (this.generation ?? 0) + 1;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.senderIds = [];
 		this.sms = [];
@@ -700,19 +704,8 @@ class Simulator {
 		const forbidden = this.userFilter(record, q.userId);
 		if (forbidden) return forbidden;
 		const text = param('query')?.toLowerCase();
-		let rows = this.sms.filter(
-			(s) =>
-				(status === null || status === 'all' || s.status === status) &&
-				(start === undefined || Date.parse(s.sentAt) >= start) &&
-				(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
-				(campaign === null || s.campaignId === campaign) &&
-				(q.userId === undefined || s.userId === q.userId) &&
-				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),
-		);
-		const [field, direction] = sort;
-		const sign = direction === 'asc' ? 1 : -1;
-		rows = [...rows].sort((a, b) =>
-			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign,
+		const rows = this.cached('sms', url, () =>
+			this.smsRows(status, start, end, campaign, q.userId, text, sort),
 		);
 		const page = this.page(rows, q.page, q.size, fault);
 		return [
@@ -738,25 +731,57 @@ class Simulator {
 		];
 	}
 
+	smsRows(status, start, end, campaign, userId, text, sort) {
+		const rows = this.sms.filter(
+			(s) =>
+				(status === null || status === 'all' || s.status === status) &&
+				(start === undefined || Date.parse(s.sentAt) >= start) &&
+				(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
+				(campaign === null || s.campaignId === campaign) &&
+				(userId === undefined || s.userId === userId) &&
+				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),
+		);
+		const [field, direction] = sort;
+		const sign = direction === 'asc' ? 1 : -1;
+		return rows.sort((a, b) =>
+			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign,
+		);
+	}
+
+	/**
+	 * Filtered and sorted rows of a list, kept while the same query pages through unchanged data,
+	 * so that paging a large list costs the simulator a slice per page, not a sort.
+	 */
+	cached(list, url, compute) {
+		const params = new URLSearchParams(url.search);
+		params.delete('page');
+		params.delete('records');
+		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}`;
+		if (this.cache?.key !== key) this.cache = { key, rows: compute() };
+		return this.cache.rows;
+	}
+
 	listContacts(record, url, fault) {
 		const q = this.listQuery(record, url, ['records', 'page', 'userId', 'query']);
 		if (q.errors.length) return this.fail('api', record, 400, q.errors, 'Invalid parameters');
 		const forbidden = this.userFilter(record, q.userId);
 		if (forbidden) return forbidden;
 		const text = url.searchParams.get('query')?.toLowerCase();
-		const rows = this.contacts
-			.filter(
-				(c) =>
-					(q.userId === undefined || c.userId === q.userId) &&
-					(!text ||
-						c.names.toLowerCase().includes(text) ||
-						c.number.includes(text) ||
-						(c.email ?? '').includes(text)),
-			)
-			.sort((a, b) =>
-				a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id,
-			)
-			.map(({ userId, ...contact }) => contact);
+		const rows = this.cached('contacts', url, () =>
+			this.contacts
+				.filter(
+					(c) =>
+						(q.userId === undefined || c.userId === q.userId) &&
+						(!text ||
+							c.names.toLowerCase().includes(text) ||
+							c.number.includes(text) ||
+							(c.email ?? '').includes(text)),
+				)
+				.sort((a, b) =>
+					a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id,
+				)
+				.map(({ userId, ...contact }) => contact),
+		);
 		const page = this.page(rows, q.page, q.size, fault);
 		return [
 			200,
