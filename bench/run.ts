@@ -179,9 +179,9 @@ ${scaleTable}
 `;
 	const file = process.env.BENCH_REPORT || path.join(root, 'BENCHMARKS.md');
 	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-	// Notes written by people below the generated part are kept.
-	const notes = existing.includes('\n## Notes') ? existing.slice(existing.indexOf('\n## Notes')) : '';
-	fs.writeFileSync(file, report + notes);
+	// The real-n8n section (npm run bench:n8n) and notes written by people are kept.
+	const kept = ['\n## In a real n8n', '\n## Notes'].map((marker) => existing.indexOf(marker)).filter((at) => at >= 0);
+	fs.writeFileSync(file, report + (kept.length ? existing.slice(Math.min(...kept)) : ''));
 	process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
 }
 

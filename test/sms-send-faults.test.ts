@@ -225,7 +225,7 @@ describe('responses are checked, not trusted', () => {
 		expect(result.items).toHaveLength(3);
 		for (const item of result.items) {
 			expect(item.json.error).toBe(
-				'Delivery unknown: the API accepted the request (HTTP 202) but 3 messages were sent but 2 outgoing records came back',
+				'Delivery unknown: the API accepted the request (HTTP 202) but 2 outgoing records came back for 3 messages',
 			);
 		}
 	});

@@ -113,6 +113,16 @@ export function unexpectedBodyError(
 	);
 }
 
+/** The `data` object of a success wrapper, or undefined when the body is not one. */
+export function wrapperData(statusCode: number, body: unknown): JsonObject | undefined {
+	if (statusCode >= 400 || !body || typeof body !== 'object' || Array.isArray(body))
+		return undefined;
+	const { data } = body as JsonObject;
+	return data && typeof data === 'object' && !Array.isArray(data)
+		? (data as JsonObject)
+		: undefined;
+}
+
 /**
  * Checks an API answer and returns its `data` object; throws the mapped error otherwise.
  */
@@ -122,13 +132,12 @@ export function unwrapData(
 	body: unknown,
 	context: ApiErrorContext,
 ): JsonObject {
+	const data = wrapperData(statusCode, body);
+	if (data) return data;
 	if (statusCode >= 400) throw apiError(node, statusCode, body, context);
-	if (!body || typeof body !== 'object' || Array.isArray(body)) {
-		throw unexpectedBodyError(node, statusCode, 'it is not a JSON object', context);
-	}
-	const { data } = body as JsonObject;
-	if (!data || typeof data !== 'object' || Array.isArray(data)) {
-		throw unexpectedBodyError(node, statusCode, 'it has no "data" object', context);
-	}
-	return data as JsonObject;
+	const what =
+		!body || typeof body !== 'object' || Array.isArray(body)
+			? 'it is not a JSON object'
+			: 'it has no "data" object';
+	throw unexpectedBodyError(node, statusCode, what, context);
 }

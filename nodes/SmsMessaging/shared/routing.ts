@@ -10,7 +10,13 @@ import type {
 	PreSendAction,
 } from 'n8n-workflow';
 
-import { unexpectedBodyError, unwrapData, type ApiErrorContext, type ApiOperation } from './errors';
+import {
+	unexpectedBodyError,
+	unwrapData,
+	wrapperData,
+	type ApiErrorContext,
+	type ApiOperation,
+} from './errors';
 import type { FieldRef } from './validation';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
@@ -40,8 +46,10 @@ export async function unwrapResponse(
 	_items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
 ): Promise<INodeExecutionData[]> {
-	const context = await errorContext.call(this);
-	const data = unwrapData(this.getNode(), response.statusCode, response.body, context);
+	// The error context (and the token, kept out of messages) is only read for an error.
+	const data =
+		wrapperData(response.statusCode, response.body) ??
+		unwrapData(this.getNode(), response.statusCode, response.body, await errorContext.call(this));
 	return [{ json: data, pairedItem: { item: this.getItemIndex() } }];
 }
 

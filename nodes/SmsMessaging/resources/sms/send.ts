@@ -11,6 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { unwrapData } from '../../shared/errors';
+import { itemParameterReader } from '../../shared/itemParameters';
 import { CREDENTIAL_TYPE } from '../../shared/routing';
 import { estimateParts } from '../../shared/smsParts';
 import { DEFAULT_RETRY, requestWithRetry, type RetryPolicy } from '../../shared/transport';
@@ -179,24 +180,33 @@ interface BatchReport {
 	outcome: Outcome;
 }
 
-function field(this: IExecuteFunctions, itemIndex: number, name: string, label: string): FieldRef {
-	return { node: this.getNode(), itemIndex, field: name, label };
-}
+type ParameterReaders = Record<
+	'senderId' | 'number' | 'message' | 'thirdPartyRef',
+	(itemIndex: number) => unknown
+>;
 
-function readEnvelope(this: IExecuteFunctions, itemIndex: number): Envelope {
-	const param = (name: string) => this.getNodeParameter(name, itemIndex, '') as unknown;
-	const ref = field.bind(this, itemIndex);
-	const thirdPartyRef = param('thirdPartyRef');
+function readEnvelope(
+	this: IExecuteFunctions,
+	read: ParameterReaders,
+	itemIndex: number,
+): Envelope {
+	const ref = (field: string, label: string): FieldRef => ({
+		node: this.getNode(),
+		itemIndex,
+		field,
+		label,
+	});
+	const thirdPartyRef = read.thirdPartyRef(itemIndex);
 	const envelope: Envelope['envelope'] = {
-		number: phoneNumber(ref('number', 'Recipient Number'), param('number')),
-		message: requiredText(ref('message', 'Message'), param('message')),
+		number: phoneNumber(ref('number', 'Recipient Number'), read.number(itemIndex)),
+		message: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 	};
 	if (thirdPartyRef !== '' && thirdPartyRef !== undefined && thirdPartyRef !== null) {
 		envelope.thirdPartyRef = requiredText(ref('thirdPartyRef', 'Reference'), thirdPartyRef);
 	}
 	return {
 		itemIndex,
-		senderId: senderIdName(ref('senderId', 'Sender ID'), param('senderId')),
+		senderId: senderIdName(ref('senderId', 'Sender ID'), read.senderId(itemIndex)),
 		envelope,
 	};
 }
@@ -228,6 +238,21 @@ function itemRanges(envelopes: Envelope[]): string {
 		ranges.push(start === sorted[i] ? `${start}` : `${start}-${sorted[i]}`);
 	}
 	return ranges.join(', ');
+}
+
+/** Why the outgoing records cannot be matched to the envelopes sent, if they cannot. */
+function outgoingsMismatch(outgoings: unknown, batch: Envelope[]): string | undefined {
+	if (!Array.isArray(outgoings)) return 'its answer has no "outgoings" list';
+	if (outgoings.length !== batch.length) {
+		return `${outgoings.length} outgoing records came back for ${batch.length} messages`;
+	}
+	// Only references that were sent can be compared: the API echoes what it was given.
+	const misordered = batch.some(
+		({ envelope }, k) =>
+			envelope.thirdPartyRef !== undefined &&
+			(outgoings[k] as IDataObject | undefined)?.thirdPartyRef !== envelope.thirdPartyRef,
+	);
+	return misordered ? 'the outgoing records do not echo the references sent, in order' : undefined;
 }
 
 const DELIVERY_UNKNOWN_HINT =
@@ -295,16 +320,7 @@ async function sendBatch(
 	}
 
 	const { outgoings, balance } = data;
-	const mismatch = !Array.isArray(outgoings)
-		? 'it has no "outgoings" list'
-		: outgoings.length !== batch.length
-			? `${batch.length} messages were sent but ${outgoings.length} outgoing records came back`
-			: batch.findIndex(
-						({ envelope }, k) =>
-							(outgoings[k] as IDataObject)?.thirdPartyRef !== envelope.thirdPartyRef,
-				  ) >= 0
-				? 'the outgoing records do not echo the references of the messages sent, in order'
-				: undefined;
+	const mismatch = outgoingsMismatch(outgoings, batch);
 	if (mismatch) {
 		return {
 			status: 'deliveryUnknown',
@@ -410,10 +426,16 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		results[itemIndex] = { json: { error, details }, pairedItem: { item: itemIndex } };
 	};
 
+	const read: ParameterReaders = {
+		senderId: itemParameterReader(this, 'senderId', ''),
+		number: itemParameterReader(this, 'number', ''),
+		message: itemParameterReader(this, 'message', ''),
+		thirdPartyRef: itemParameterReader(this, 'thirdPartyRef', ''),
+	};
 	const envelopes: Envelope[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			envelopes.push(readEnvelope.call(this, itemIndex));
+			envelopes.push(readEnvelope.call(this, read, itemIndex));
 		} catch (caught) {
 			const error = caught as NodeOperationError;
 			// Nothing has been sent yet: without Continue On Fail one bad item stops the whole run.

@@ -1,0 +1,117 @@
+// `npm run bench:n8n`: inside a real n8n (the pinned 2.x that `npm start` uses), 10,000 items sent
+// by this node against the same messages sent by n8n's own HTTP Request node, one request per
+// item. Both workflows run through n8n's REST API; the simulator counts the requests.
+import fs from 'node:fs';
+import path from 'node:path';
+
+function packageRoot(dir: string): string {
+	return fs.existsSync(path.join(dir, 'package.json')) ? dir : packageRoot(path.dirname(dir));
+}
+const root = packageRoot(__dirname);
+/* eslint-disable @typescript-eslint/no-require-imports */
+const local = require(path.join(root, 'scripts/lib/local-n8n'));
+const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
+const { N8n } = require(path.join(__dirname, '../test/e2e/n8n-rest'));
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+const COUNT = Number(process.env.BENCH_COUNT || 10_000);
+const LINE = '2.x';
+const PORTS = { n8n: 5750, broker: 5751, api: 5752, send: 5753 };
+const OWNER = { email: 'owner@example.com', password: 'Sms-Messaging-1' };
+export const MARKER = '\n## In a real n8n';
+
+const rows = `return Array.from({ length: ${COUNT} }, (_, i) => ({ json: { number: String(254700000000 + i), message: 'Your code is ' + (100000 + i) } }));`;
+
+function workflow(name: string, last: Record<string, unknown>) {
+	return {
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{ id: 't', name: 'Run manually', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'r', name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: rows } },
+			{ id: 's', name: 'Send', position: [400, 0], ...last },
+		],
+		connections: {
+			'Run manually': { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+			Rows: { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+async function main() {
+	local.ensureInstalled(LINE);
+	const userFolder = path.join(root, '.n8n-local', 'bench-user');
+	fs.rmSync(userFolder, { recursive: true, force: true });
+	local.installPackage(userFolder);
+	const simulator = new Simulator({ token: 'bench-token', balance: 1e12, smsRecords: 0, contacts: 0 });
+	const urls = await simulator.start({ apiPort: PORTS.api, sendPort: PORTS.send });
+	const env = local.environment(LINE, { userFolder, port: PORTS.n8n, brokerPort: PORTS.broker, owner: OWNER });
+	const n8nProcess = await local.start(LINE, env, { port: PORTS.n8n, owner: OWNER });
+	try {
+		const n8n = new N8n({ line: LINE, version: local.version(LINE), n8nUrl: `http://127.0.0.1:${PORTS.n8n}`, simulatorBaseUrl: urls.baseUrl, simulatorSendBaseUrl: urls.sendBaseUrl, simulatorToken: simulator.token, n8nDir: local.paths(LINE).dir });
+		await n8n.login();
+		const credential = await n8n.createCredential('Bench');
+		const node = await n8n.createWorkflow(
+			workflow('bench: this node', {
+				type: 'n8n-nodes-sms-messaging.smsMessaging',
+				typeVersion: 1,
+				credentials: { smsMessagingApi: credential },
+				parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '={{ $json.number }}', message: '={{ $json.message }}', options: {} },
+			}),
+		);
+		const httpRequest = await n8n.createWorkflow(
+			workflow('bench: HTTP Request node per item', {
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				parameters: {
+					method: 'POST',
+					url: `${urls.sendBaseUrl}/outgoings/send`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${simulator.token}` }] },
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify({ senderId: "ACME", envelopes: [{ number: $json.number, message: $json.message }] }) }}',
+					options: {},
+				},
+			}),
+		);
+		const results: string[] = [];
+		for (const [label, id] of [
+			['this node, Send (batches of 100)', node.id],
+			["n8n's HTTP Request node, one request per item", httpRequest.id],
+		] as const) {
+			simulator.requests = [];
+			const started = Date.now();
+			const run = await n8n.run(id);
+			const wallMs = Date.now() - started;
+			const sent = simulator.sentEnvelopes.length;
+			if (run.status !== 'success' || sent !== COUNT) throw new Error(`${label}: ${run.status}, ${sent} sent`);
+			results.push(`| ${label} | ${simulator.requests.length.toLocaleString('en')} | ${(wallMs / 1000).toFixed(2)} s | ${Math.round((COUNT / wallMs) * 1000).toLocaleString('en')} |`);
+			process.stdout.write(`${label}: ${(wallMs / 1000).toFixed(2)} s\n`);
+		}
+		const section = `${MARKER}
+
+Produced by \`npm run bench:n8n\` on ${new Date().toISOString().slice(0, 10)}: n8n ${local.version(LINE)} started as \`npm start\` does, two
+workflows (manual trigger → Code node making ${COUNT.toLocaleString('en')} items → sender) run through n8n's REST API,
+wall time from the run request to the finished execution, one run each.
+
+| Sender | HTTP requests | Wall time | Items/s |
+|---|---:|---:|---:|
+${results.join('\n')}
+`;
+		const file = path.join(root, 'BENCHMARKS.md');
+		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+		const before = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : existing;
+		fs.writeFileSync(file, `${before.trimEnd()}\n${section}`);
+		process.stdout.write(section);
+	} finally {
+		n8nProcess.child.kill('SIGTERM');
+		await simulator.stop();
+	}
+}
+
+main().catch((error) => {
+	process.stderr.write(`${error.stack}\n`);
+	process.exit(1);
+});
