@@ -23,7 +23,11 @@ nodeTypeInstances[PER_ITEM_TYPE] = {
 		inputs: ['main'],
 		outputs: ['main'],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
-		requestDefaults: { baseURL: '={{ $credentials.sendBaseUrl }}', method: 'POST', url: '/outgoings/send' },
+		requestDefaults: {
+			baseURL: '={{ $credentials.sendBaseUrl }}',
+			method: 'POST',
+			url: '/outgoings/send',
+		},
 		properties: [
 			{ displayName: 'Number', name: 'number', type: 'string', default: '' },
 			{ displayName: 'Message', name: 'message', type: 'string', default: '' },
@@ -72,11 +76,18 @@ nodeTypeInstances[PAGE_10_TYPE] = {
 							properties: {
 								continue: '={{ $response.body.data.pagination.last === false }}',
 								// The next page after the one just received; the first request has no response yet.
-								request: { qs: { page: '={{ ($response.body?.data?.pagination?.pageNumber ?? 0) + 1 }}', records: 10 } },
+								request: {
+									qs: {
+										page: '={{ ($response.body?.data?.pagination?.pageNumber ?? 0) + 1 }}',
+										records: 10,
+									},
+								},
 							},
 						},
 					},
-					output: { postReceive: [{ type: 'rootProperty', properties: { property: 'data.content' } }] },
+					output: {
+						postReceive: [{ type: 'rootProperty', properties: { property: 'data.content' } }],
+					},
 				},
 			},
 		],
@@ -96,7 +107,15 @@ function post(url: URL, token: string, body: unknown, agent: http.Agent): Promis
 	return new Promise((resolve, reject) => {
 		const request = http.request(
 			url,
-			{ method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } },
+			{
+				method: 'POST',
+				agent,
+				headers: {
+					authorization: `Bearer ${token}`,
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(text),
+				},
+			},
 			(response) => {
 				const chunks: Buffer[] = [];
 				response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -108,7 +127,11 @@ function post(url: URL, token: string, body: unknown, agent: http.Agent): Promis
 	});
 }
 
-function get(url: URL, token: string, agent: http.Agent): Promise<{ data: { content: unknown[]; pagination: { last: boolean } } }> {
+function get(
+	url: URL,
+	token: string,
+	agent: http.Agent,
+): Promise<{ data: { content: unknown[]; pagination: { last: boolean } } }> {
 	return new Promise((resolve, reject) => {
 		http
 			.get(url, { agent, headers: { 'x-service': `Bearer ${token}` } }, (response) => {
@@ -136,7 +159,8 @@ export const CONTENDERS = {
 			inputDirect: true,
 			credentials,
 		});
-		if (result.error || result.items.length !== count) throw new Error(`send failed: ${result.error?.message}`);
+		if (result.error || result.items.length !== count)
+			throw new Error(`send failed: ${result.error?.message}`);
 		return result.items.length;
 	},
 
@@ -149,7 +173,8 @@ export const CONTENDERS = {
 			inputDirect: true,
 			credentials,
 		});
-		if (result.error || result.items.length !== count) throw new Error(`per-item failed: ${result.error?.message}`);
+		if (result.error || result.items.length !== count)
+			throw new Error(`per-item failed: ${result.error?.message}`);
 		return result.items.length;
 	},
 
@@ -159,7 +184,12 @@ export const CONTENDERS = {
 		const all = envelopes(count);
 		let sent = 0;
 		for (let start = 0; start < count; start += batchSize) {
-			const body = (await post(new URL(`${credentials.sendBaseUrl}/outgoings/send`), credentials.apiToken, { senderId: 'ACME', envelopes: all.slice(start, start + batchSize) }, agent)) as { data: { outgoings: unknown[] } };
+			const body = (await post(
+				new URL(`${credentials.sendBaseUrl}/outgoings/send`),
+				credentials.apiToken,
+				{ senderId: 'ACME', envelopes: all.slice(start, start + batchSize) },
+				agent,
+			)) as { data: { outgoings: unknown[] } };
 			sent += body.data.outgoings.length;
 		}
 		agent.destroy();
@@ -168,7 +198,10 @@ export const CONTENDERS = {
 
 	/** This node's SMS → Get Many with Return All. */
 	async list(_count: number, credentials: Credentials) {
-		const result = await runWorkflow({ parameters: { resource: 'sms', operation: 'getAll', returnAll: true }, credentials });
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+			credentials,
+		});
 		if (result.error) throw new Error(`list failed: ${result.error.message}`);
 		return result.items.length;
 	},
@@ -185,7 +218,11 @@ export const CONTENDERS = {
 		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 		let records = 0;
 		for (let page = 1; ; page++) {
-			const body = await get(new URL(`${credentials.baseUrl}/sms?page=${page}&records=100`), credentials.apiToken, agent);
+			const body = await get(
+				new URL(`${credentials.baseUrl}/sms?page=${page}&records=100`),
+				credentials.apiToken,
+				agent,
+			);
 			records += body.data.content.length;
 			if (body.data.pagination.last || body.data.content.length === 0) break;
 		}
@@ -200,9 +237,15 @@ async function main() {
 	const [name, count, baseUrl, sendBaseUrl, apiToken, batchSize] = process.argv.slice(2);
 	const credentials = { baseUrl, sendBaseUrl, apiToken };
 	const started = process.hrtime.bigint();
-	const items = await CONTENDERS[name as ContenderName](Number(count), credentials, Number(batchSize || 100));
+	const items = await CONTENDERS[name as ContenderName](
+		Number(count),
+		credentials,
+		Number(batchSize || 100),
+	);
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-	process.stdout.write(JSON.stringify({ items, wallMs, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+	process.stdout.write(
+		JSON.stringify({ items, wallMs, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+	);
 }
 
 if (require.main === module) {

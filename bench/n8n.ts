@@ -28,8 +28,22 @@ function workflow(name: string, last: Record<string, unknown>) {
 		active: false,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{ id: 't', name: 'Run manually', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'r', name: 'Rows', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: rows } },
+			{
+				id: 't',
+				name: 'Run manually',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'r',
+				name: 'Rows',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [200, 0],
+				parameters: { jsCode: rows },
+			},
 			{ id: 's', name: 'Send', position: [400, 0], ...last },
 		],
 		connections: {
@@ -44,12 +58,30 @@ async function main() {
 	const userFolder = path.join(root, '.n8n-local', 'bench-user');
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	local.installPackage(userFolder);
-	const simulator = new Simulator({ token: 'bench-token', balance: 1e12, smsRecords: 0, contacts: 0 });
+	const simulator = new Simulator({
+		token: 'bench-token',
+		balance: 1e12,
+		smsRecords: 0,
+		contacts: 0,
+	});
 	const urls = await simulator.start({ apiPort: PORTS.api, sendPort: PORTS.send });
-	const env = local.environment(LINE, { userFolder, port: PORTS.n8n, brokerPort: PORTS.broker, owner: OWNER });
+	const env = local.environment(LINE, {
+		userFolder,
+		port: PORTS.n8n,
+		brokerPort: PORTS.broker,
+		owner: OWNER,
+	});
 	const n8nProcess = await local.start(LINE, env, { port: PORTS.n8n, owner: OWNER });
 	try {
-		const n8n = new N8n({ line: LINE, version: local.version(LINE), n8nUrl: `http://127.0.0.1:${PORTS.n8n}`, simulatorBaseUrl: urls.baseUrl, simulatorSendBaseUrl: urls.sendBaseUrl, simulatorToken: simulator.token, n8nDir: local.paths(LINE).dir });
+		const n8n = new N8n({
+			line: LINE,
+			version: local.version(LINE),
+			n8nUrl: `http://127.0.0.1:${PORTS.n8n}`,
+			simulatorBaseUrl: urls.baseUrl,
+			simulatorSendBaseUrl: urls.sendBaseUrl,
+			simulatorToken: simulator.token,
+			n8nDir: local.paths(LINE).dir,
+		});
 		await n8n.login();
 		const credential = await n8n.createCredential('Bench');
 		const node = await n8n.createWorkflow(
@@ -57,7 +89,14 @@ async function main() {
 				type: 'n8n-nodes-sms-messaging.smsMessaging',
 				typeVersion: 1,
 				credentials: { smsMessagingApi: credential },
-				parameters: { resource: 'sms', operation: 'send', senderId: 'ACME', number: '={{ $json.number }}', message: '={{ $json.message }}', options: {} },
+				parameters: {
+					resource: 'sms',
+					operation: 'send',
+					senderId: 'ACME',
+					number: '={{ $json.number }}',
+					message: '={{ $json.message }}',
+					options: {},
+				},
 			}),
 		);
 		const httpRequest = await n8n.createWorkflow(
@@ -68,10 +107,13 @@ async function main() {
 					method: 'POST',
 					url: `${urls.sendBaseUrl}/outgoings/send`,
 					sendHeaders: true,
-					headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${simulator.token}` }] },
+					headerParameters: {
+						parameters: [{ name: 'Authorization', value: `Bearer ${simulator.token}` }],
+					},
 					sendBody: true,
 					specifyBody: 'json',
-					jsonBody: '={{ JSON.stringify({ senderId: "ACME", envelopes: [{ number: $json.number, message: $json.message }] }) }}',
+					jsonBody:
+						'={{ JSON.stringify({ senderId: "ACME", envelopes: [{ number: $json.number, message: $json.message }] }) }}',
 					options: {},
 				},
 			}),
@@ -86,8 +128,11 @@ async function main() {
 			const run = await n8n.run(id);
 			const wallMs = Date.now() - started;
 			const sent = simulator.sentEnvelopes.length;
-			if (run.status !== 'success' || sent !== COUNT) throw new Error(`${label}: ${run.status}, ${sent} sent`);
-			results.push(`| ${label} | ${simulator.requests.length.toLocaleString('en')} | ${(wallMs / 1000).toFixed(2)} s | ${Math.round((COUNT / wallMs) * 1000).toLocaleString('en')} |`);
+			if (run.status !== 'success' || sent !== COUNT)
+				throw new Error(`${label}: ${run.status}, ${sent} sent`);
+			results.push(
+				`| ${label} | ${simulator.requests.length.toLocaleString('en')} | ${(wallMs / 1000).toFixed(2)} s | ${Math.round((COUNT / wallMs) * 1000).toLocaleString('en')} |`,
+			);
 			process.stdout.write(`${label}: ${(wallMs / 1000).toFixed(2)} s\n`);
 		}
 		const section = `${MARKER}
@@ -102,9 +147,14 @@ ${results.join('\n')}
 `;
 		const file = path.join(root, 'BENCHMARKS.md');
 		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-		const before = existing.includes(MARKER) ? existing.slice(0, existing.indexOf(MARKER)) : existing;
+		const before = existing.includes(MARKER)
+			? existing.slice(0, existing.indexOf(MARKER))
+			: existing;
 		fs.writeFileSync(file, `${before.trimEnd()}\n${section}`);
 		process.stdout.write(section);
+	} catch (error) {
+		process.stderr.write(`n8n's output:\n${n8nProcess.output().slice(-3000)}\n`);
+		throw error;
 	} finally {
 		n8nProcess.child.kill('SIGTERM');
 		await simulator.stop();
@@ -112,6 +162,8 @@ ${results.join('\n')}
 }
 
 main().catch((error) => {
-	process.stderr.write(`${error.stack}\n`);
+	process.stderr.write(
+		`${error.stack}\n${error.cause ? `cause: ${error.cause.stack ?? error.cause}` : ''}\n`,
+	);
 	process.exit(1);
 });

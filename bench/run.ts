@@ -52,7 +52,11 @@ function median(values: number[]) {
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function measure(simulator: typeof Simulator.prototype, contender: Contender, count: number): Promise<Measurement> {
+async function measure(
+	simulator: typeof Simulator.prototype,
+	contender: Contender,
+	count: number,
+): Promise<Measurement> {
 	simulator.requests = [];
 	simulator.sms.splice(simulator.seeded);
 	const script = path.join(__dirname, 'contenders.js');
@@ -61,25 +65,43 @@ async function measure(simulator: typeof Simulator.prototype, contender: Contend
 	const output = await new Promise<string>((resolve, reject) => {
 		execFile(
 			process.execPath,
-			[script, contender.name, String(count), simulator.baseUrl, simulator.sendBaseUrl, simulator.token, String(contender.batchSize ?? 100)],
+			[
+				script,
+				contender.name,
+				String(count),
+				simulator.baseUrl,
+				simulator.sendBaseUrl,
+				simulator.token,
+				String(contender.batchSize ?? 100),
+			],
 			{ maxBuffer: 1 << 20, timeout: 600_000 },
-			(error, stdout, stderr) => (error ? reject(new Error(`${contender.label}: ${stderr || error.message}`)) : resolve(stdout)),
+			(error, stdout, stderr) =>
+				error
+					? reject(new Error(`${contender.label}: ${stderr || error.message}`))
+					: resolve(stdout),
 		);
 	});
 	const result = JSON.parse(output) as Omit<Measurement, 'requests'>;
-	if (result.items !== count) throw new Error(`${contender.label}: ${result.items} items instead of ${count}`);
+	if (result.items !== count)
+		throw new Error(`${contender.label}: ${result.items} items instead of ${count}`);
 	return { ...result, requests: simulator.requests.length };
 }
 
 async function compare(contenders: Contender[], count: number, records: number) {
-	const simulator = new Simulator({ token: 'bench-token', balance: 1e12, smsRecords: records, contacts: 0 });
+	const simulator = new Simulator({
+		token: 'bench-token',
+		balance: 1e12,
+		smsRecords: records,
+		contacts: 0,
+	});
 	simulator.seeded = simulator.sms.length;
 	await simulator.start();
 	const runs = new Map<Contender, Measurement[]>(contenders.map((c) => [c, []]));
 	for (let repetition = 0; repetition < REPETITIONS; repetition++) {
 		// Interleaved, in a rotating order, so that machine noise hits every contender alike.
 		const order = contenders.map((_, i) => contenders[(i + repetition) % contenders.length]);
-		for (const contender of order) runs.get(contender)!.push(await measure(simulator, contender, count));
+		for (const contender of order)
+			runs.get(contender)!.push(await measure(simulator, contender, count));
 	}
 	await simulator.stop();
 	return contenders.map((contender) => {
@@ -110,9 +132,17 @@ function table(rows: Row[], floor: Row) {
 }
 
 async function scaling() {
-	const lines = ['| Items / records | Send: wall time | Send: peak RSS | Send: requests | Get Many: wall time | Get Many: peak RSS | Get Many: requests |', '|---:|---:|---:|---:|---:|---:|---:|'];
+	const lines = [
+		'| Items / records | Send: wall time | Send: peak RSS | Send: requests | Get Many: wall time | Get Many: peak RSS | Get Many: requests |',
+		'|---:|---:|---:|---:|---:|---:|---:|',
+	];
 	for (const n of SCALES) {
-		const simulator = new Simulator({ token: 'bench-token', balance: 1e12, smsRecords: n, contacts: 0 });
+		const simulator = new Simulator({
+			token: 'bench-token',
+			balance: 1e12,
+			smsRecords: n,
+			contacts: 0,
+		});
 		simulator.seeded = simulator.sms.length;
 		await simulator.start();
 		const send = await measure(simulator, SEND[0], n);
@@ -128,10 +158,14 @@ async function scaling() {
 
 async function main() {
 	const started = Date.now();
-	process.stdout.write(`Send of ${COUNT.toLocaleString('en')} items, ${REPETITIONS} interleaved repetitions…\n`);
+	process.stdout.write(
+		`Send of ${COUNT.toLocaleString('en')} items, ${REPETITIONS} interleaved repetitions…\n`,
+	);
 	const send = await compare(SEND, COUNT, 0);
 	const sendTable = table(send, send[send.length - 1]);
-	process.stdout.write(`${sendTable}\n\nGet Many with Return All over ${COUNT.toLocaleString('en')} records…\n`);
+	process.stdout.write(
+		`${sendTable}\n\nGet Many with Return All over ${COUNT.toLocaleString('en')} records…\n`,
+	);
 	const list = await compare(LIST, COUNT, COUNT);
 	const listTable = table(list, list[list.length - 1]);
 	process.stdout.write(`${listTable}\n\nScaling (this node, default settings, one run each)…\n`);
@@ -141,12 +175,28 @@ async function main() {
 	const [node, , , , perItem, sendFloor] = send;
 	const [listNode, , listFloor] = list;
 	const targets = [
-		['Send of 10,000 items within 1.5× the floor', node.wallMs / sendFloor.wallMs, node.wallMs / sendFloor.wallMs <= 1.5],
-		['Send at least 50× faster than one request per item', perItem.wallMs / node.wallMs, perItem.wallMs / node.wallMs >= 50],
-		['Return All within 1.5× the floor', listNode.wallMs / listFloor.wallMs, listNode.wallMs / listFloor.wallMs <= 1.5],
+		[
+			'Send of 10,000 items within 1.5× the floor',
+			node.wallMs / sendFloor.wallMs,
+			node.wallMs / sendFloor.wallMs <= 1.5,
+		],
+		[
+			'Send at least 50× faster than one request per item',
+			perItem.wallMs / node.wallMs,
+			perItem.wallMs / node.wallMs >= 50,
+		],
+		[
+			'Return All within 1.5× the floor',
+			listNode.wallMs / listFloor.wallMs,
+			listNode.wallMs / listFloor.wallMs <= 1.5,
+		],
 	] as const;
 	const targetTable = ['| Target | Measured | Met |', '|---|---:|---|']
-		.concat(targets.map(([what, ratio, met]) => `| ${what} | ${ratio.toFixed(2)}× | ${met ? 'yes' : 'no'} |`))
+		.concat(
+			targets.map(
+				([what, ratio, met]) => `| ${what} | ${ratio.toFixed(2)}× | ${met ? 'yes' : 'no'} |`,
+			),
+		)
 		.join('\n');
 	process.stdout.write(`\n${targetTable}\n`);
 
@@ -180,7 +230,9 @@ ${scaleTable}
 	const file = process.env.BENCH_REPORT || path.join(root, 'BENCHMARKS.md');
 	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 	// The real-n8n section (npm run bench:n8n) and notes written by people are kept.
-	const kept = ['\n## In a real n8n', '\n## Notes'].map((marker) => existing.indexOf(marker)).filter((at) => at >= 0);
+	const kept = ['\n## In a real n8n', '\n## Notes']
+		.map((marker) => existing.indexOf(marker))
+		.filter((at) => at >= 0);
 	fs.writeFileSync(file, report + (kept.length ? existing.slice(Math.min(...kept)) : ''));
 	process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
 }

@@ -30,7 +30,7 @@ export class SmsMessaging implements INodeType {
 			},
 			{
 				message:
-					'Get Many stopped at the Limit. If more records may exist, raise the Limit or turn on Return All.',
+					'Get Many returns at most Limit records: when the output has exactly that many, more may exist. Raise the Limit or turn on Return All to get them.',
 				type: 'info',
 				location: 'outputPane',
 				whenToDisplay: 'afterExecution',

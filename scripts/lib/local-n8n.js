@@ -46,8 +46,16 @@ function paths(line) {
 /** Installs the pinned n8n of a line unless this machine has it cached already. */
 function ensureInstalled(line) {
 	const target = paths(line);
-	if (fs.existsSync(path.join(target.dir, '.installed'))) return target;
+	if (!fs.existsSync(path.join(target.dir, '.installed'))) install(line, target);
+	// The repository's git-ignored .n8n-local/ shows which install this checkout uses.
+	const link = path.join(root, '.n8n-local', `n8n-${line}`);
+	fs.mkdirSync(path.dirname(link), { recursive: true });
+	fs.rmSync(link, { force: true });
+	fs.symlinkSync(target.dir, link);
+	return target;
+}
 
+function install(line, target) {
 	// Installed beside the cache entry and moved into place when whole, so that an interrupted
 	// install is never mistaken for a good one.
 	const work = `${target.dir}.partial-${process.pid}`;
@@ -71,7 +79,6 @@ function ensureInstalled(line) {
 	fs.writeFileSync(path.join(work, '.installed'), manifest(line));
 	fs.rmSync(target.dir, { recursive: true, force: true });
 	fs.renameSync(work, target.dir);
-	return target;
 }
 
 /** Builds this package, packs it, and installs the tarball into <userFolder>/.n8n/nodes. */

@@ -43,10 +43,16 @@ export class N8n {
 	}
 
 	async rest<T>(method: string, route: string, body?: unknown): Promise<T> {
-		const response = await fetch(`${this.endpoints.n8nUrl}/rest${route}`, {
-			method,
-			headers: { 'content-type': 'application/json', cookie: this.cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
+		const request = () =>
+			fetch(`${this.endpoints.n8nUrl}/rest${route}`, {
+				method,
+				headers: { 'content-type': 'application/json', cookie: this.cookie },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		// A busy n8n can close a kept-alive connection just as it is reused; a read can be repeated.
+		const response = await request().catch((error) => {
+			if (method !== 'GET') throw error;
+			return request();
 		});
 		const text = await response.text();
 		if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
