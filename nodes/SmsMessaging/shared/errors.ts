@@ -28,7 +28,7 @@ const STATUS_HINTS: Record<number, string> = {
 	500: 'The API failed with an unexpected server error. Try again later.',
 };
 
-export function redact(text: string, apiToken?: string): string {
+function redact(text: string, apiToken?: string): string {
 	if (!apiToken) return text;
 	return text.split(apiToken).join('***');
 }
@@ -62,7 +62,7 @@ function statusHint(statusCode: number, context: ApiErrorContext): string | unde
  * Turns an API error answer (the response wrapper with `errors`) into the error the user sees:
  * the API's own message, each `errors` entry on its own line, and what to do about the status.
  */
-export function apiError(
+function apiError(
 	node: INode,
 	statusCode: number,
 	body: unknown,

@@ -22,7 +22,7 @@ import type { FieldRef } from './validation';
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
 /** The largest page the API serves (spec section 8). */
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 async function errorContext(this: IExecuteSingleFunctions): Promise<ApiErrorContext> {
 	const resource = this.getNodeParameter('resource') as string;

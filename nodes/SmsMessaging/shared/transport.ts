@@ -25,7 +25,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
 	maxRetryAfterMs: 60_000,
 };
 
-export interface FullResponse {
+interface FullResponse {
 	statusCode: number;
 	headers: Record<string, unknown>;
 	body: unknown;
@@ -60,7 +60,7 @@ function errorCode(error: NodeApiError): string | undefined {
 }
 
 /** Retry-After in seconds or as an HTTP date, in milliseconds from now. */
-export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
+function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
 	const text = String(value).trim();
 	if (/^\d+$/.test(text)) return Number(text) * 1000;

@@ -10,7 +10,7 @@ export interface FieldRef {
 	label: string;
 }
 
-export function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
+function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
 	return new NodeOperationError(
 		ref.node,
 		`Item ${ref.itemIndex}: ${ref.label} (${ref.field}) ${problem}`,
