@@ -40,8 +40,9 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
 Ctrl-C stops n8n and the simulator.`);
 
 	const stop = async () => {
+		const exited = new Promise((resolve) => n8n.child.once('exit', resolve));
 		n8n.child.kill('SIGTERM');
-		await simulator.stop();
+		await Promise.all([exited, simulator.stop()]);
 		process.exit(0);
 	};
 	process.on('SIGINT', stop);

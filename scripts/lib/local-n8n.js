@@ -108,6 +108,8 @@ function installPackage(userFolder) {
 			'--no-fund',
 			'--loglevel=error',
 			'--ignore-scripts',
+			// As n8n's own installer does: the peer dependency, n8n-workflow, is n8n's own.
+			'--omit=peer',
 			path.join(packDir, filename),
 		],
 		{
