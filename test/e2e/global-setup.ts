@@ -30,8 +30,9 @@ function ensureChromium() {
 			`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
 		);
 	}
-	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit' });
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
 }
 
 export default async function globalSetup() {
