@@ -4,60 +4,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-function packageRoot(dir: string): string {
-	return fs.existsSync(path.join(dir, 'package.json')) ? dir : packageRoot(path.dirname(dir));
-}
-const root = packageRoot(__dirname);
+import { codeNode, linearWorkflow, N8n, smsNode, type WorkflowNode } from '../test/e2e/n8n-rest';
+import { packageRoot } from '../test/helpers/package-root';
+
+const root = packageRoot();
 /* eslint-disable @typescript-eslint/no-require-imports */
 const local = require(path.join(root, 'scripts/lib/local-n8n'));
 const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
-const { N8n } = require(path.join(__dirname, '../test/e2e/n8n-rest'));
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const COUNT = Number(process.env.BENCH_COUNT || 10_000);
 const LINE = '2.x';
 const PORTS = { n8n: 5750, broker: 5751, api: 5752, send: 5753 };
-const OWNER = { email: 'owner@example.com', password: 'Sms-Messaging-1' };
 export const MARKER = '\n## In a real n8n';
 
 const rows = `return Array.from({ length: ${COUNT} }, (_, i) => ({ json: { number: String(254700000000 + i), message: 'Your code is ' + (100000 + i) } }));`;
 
-function workflow(name: string, last: Record<string, unknown>) {
-	return {
-		name,
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			{
-				id: 't',
-				name: 'Run manually',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'r',
-				name: 'Rows',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [200, 0],
-				parameters: { jsCode: rows },
-			},
-			{ id: 's', name: 'Send', position: [400, 0], ...last },
-		],
-		connections: {
-			'Run manually': { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
-			Rows: { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
-		},
-	};
+/** Manual trigger → Code node making the items → the sender under test. */
+function workflow(name: string, sender: WorkflowNode) {
+	return linearWorkflow(name, [codeNode(rows), sender]);
 }
 
 async function main() {
-	local.ensureInstalled(LINE);
 	const userFolder = path.join(root, '.n8n-local', 'bench-user');
 	fs.rmSync(userFolder, { recursive: true, force: true });
-	local.installPackage(userFolder);
 	const simulator = new Simulator({
 		token: 'bench-token',
 		balance: 1e12,
@@ -65,13 +35,11 @@ async function main() {
 		contacts: 0,
 	});
 	const urls = await simulator.start({ apiPort: PORTS.api, sendPort: PORTS.send });
-	const env = local.environment(LINE, {
+	const n8nProcess = await local.launch(LINE, {
 		userFolder,
 		port: PORTS.n8n,
 		brokerPort: PORTS.broker,
-		owner: OWNER,
 	});
-	const n8nProcess = await local.start(LINE, env, { port: PORTS.n8n, owner: OWNER });
 	try {
 		const n8n = new N8n({
 			line: LINE,
@@ -85,22 +53,22 @@ async function main() {
 		await n8n.login();
 		const credential = await n8n.createCredential('Bench');
 		const node = await n8n.createWorkflow(
-			workflow('bench: this node', {
-				type: 'n8n-nodes-sms-messaging.smsMessaging',
-				typeVersion: 1,
-				credentials: { smsMessagingApi: credential },
-				parameters: {
+			workflow(
+				'bench: this node',
+				smsNode(credential, {
 					resource: 'sms',
 					operation: 'send',
 					senderId: 'ACME',
 					number: '={{ $json.number }}',
 					message: '={{ $json.message }}',
 					options: {},
-				},
-			}),
+				}),
+			),
 		);
 		const httpRequest = await n8n.createWorkflow(
 			workflow('bench: HTTP Request node per item', {
+				id: 'http',
+				name: 'HTTP Request',
 				type: 'n8n-nodes-base.httpRequest',
 				typeVersion: 4.2,
 				parameters: {

@@ -5,13 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import { packageRoot } from '../test/helpers/package-root';
 import type { ContenderName } from './contenders';
 
-/** The package root: the nearest folder up with a package.json (this file runs compiled). */
-function packageRoot(dir: string): string {
-	return fs.existsSync(path.join(dir, 'package.json')) ? dir : packageRoot(path.dirname(dir));
-}
-const root = packageRoot(__dirname);
+const root = packageRoot();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
 
@@ -46,6 +43,20 @@ const LIST: Contender[] = [
 	{ label: 'Return All with the default page size 10 (same engine)', name: 'listBy10' },
 	{ label: 'floor: node:http, pages of 100', name: 'listFloor' },
 ];
+
+/** A simulator with `records` SMS seeded and credits that never run out. */
+async function startSimulator(records: number) {
+	const simulator = new Simulator({
+		token: 'bench-token',
+		balance: 1e12,
+		smsRecords: records,
+		contacts: 0,
+	});
+	// What measure() trims the SMS list back to, so that sent messages never pile up.
+	simulator.seeded = records;
+	await simulator.start();
+	return simulator;
+}
 
 function median(values: number[]) {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -88,14 +99,7 @@ async function measure(
 }
 
 async function compare(contenders: Contender[], count: number, records: number) {
-	const simulator = new Simulator({
-		token: 'bench-token',
-		balance: 1e12,
-		smsRecords: records,
-		contacts: 0,
-	});
-	simulator.seeded = simulator.sms.length;
-	await simulator.start();
+	const simulator = await startSimulator(records);
 	const runs = new Map<Contender, Measurement[]>(contenders.map((c) => [c, []]));
 	for (let repetition = 0; repetition < REPETITIONS; repetition++) {
 		// Interleaved, in a rotating order, so that machine noise hits every contender alike.
@@ -137,14 +141,7 @@ async function scaling() {
 		'|---:|---:|---:|---:|---:|---:|---:|',
 	];
 	for (const n of SCALES) {
-		const simulator = new Simulator({
-			token: 'bench-token',
-			balance: 1e12,
-			smsRecords: n,
-			contacts: 0,
-		});
-		simulator.seeded = simulator.sms.length;
-		await simulator.start();
+		const simulator = await startSimulator(n);
 		const send = await measure(simulator, SEND[0], n);
 		const list = await measure(simulator, LIST[0], n);
 		await simulator.stop();

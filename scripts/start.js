@@ -8,26 +8,22 @@ const { Simulator } = require('../test/simulator/simulator');
 
 const LINE = process.env.N8N_LINE || '2.x';
 const PORT = Number(process.env.N8N_PORT || 5678);
-const OWNER = { email: 'owner@example.com', password: 'Sms-Messaging-1' };
 
 async function main() {
-	local.ensureInstalled(LINE);
-	const userFolder = path.join(local.root, '.n8n-local', `user-${LINE}`);
-	local.log('Building and installing n8n-nodes-sms-messaging into n8n…');
-	local.installPackage(userFolder);
-
 	const simulator = new Simulator({ token: 'sim-token' });
 	const { baseUrl, sendBaseUrl } = await simulator.start({ apiPort: 8787, sendPort: 8788 });
-
-	const env = local.environment(LINE, { userFolder, port: PORT, brokerPort: 5679, owner: OWNER });
-	local.importExamples(LINE, env, userFolder, { apiToken: simulator.token, baseUrl, sendBaseUrl });
-
-	const n8n = await local.start(LINE, env, { port: PORT, owner: OWNER, inheritOutput: true });
+	const n8n = await local.launch(LINE, {
+		userFolder: path.join(local.root, '.n8n-local', `user-${LINE}`),
+		port: PORT,
+		brokerPort: 5679,
+		examples: { apiToken: simulator.token, baseUrl, sendBaseUrl },
+		inheritOutput: true,
+	});
 	local.log(`
 n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
   Open     http://127.0.0.1:${PORT}
-  Log in   ${OWNER.email} / ${OWNER.password}
+  Log in   ${local.OWNER.email} / ${local.OWNER.password}
 
   The credential "${local.EXAMPLE_CREDENTIAL.name}" points at the API simulator:
     Base URL ${baseUrl}, Send Base URL ${sendBaseUrl}, token ${simulator.token}

@@ -4,6 +4,15 @@ import { Simulator } from './simulator/simulator';
 
 const ctx = useSimulator();
 
+/** One SMS, enough to see which header the send request carries. */
+const sendHi = {
+	resource: 'sms',
+	operation: 'send',
+	senderId: 'ACME',
+	number: '254712345678',
+	message: 'Hi',
+};
+
 describe('credential: which header carries the token', () => {
 	test('list and Sender ID requests carry X-Service and no Authorization', async () => {
 		await runWorkflow({
@@ -34,13 +43,7 @@ describe('credential: which header carries the token', () => {
 
 	test('the send request carries Authorization and no X-Service', async () => {
 		await runWorkflow({
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				senderId: 'ACME',
-				number: '254712345678',
-				message: 'Hi',
-			},
+			parameters: sendHi,
 			credentials: ctx.credentials,
 		});
 		const [request] = ctx.sim.requests;
@@ -60,13 +63,7 @@ describe('credential: which header carries the token', () => {
 			credentials,
 		});
 		const sent = await runWorkflow({
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				senderId: 'ACME',
-				number: '254712345678',
-				message: 'Hi',
-			},
+			parameters: sendHi,
 			credentials,
 		});
 		expect(list.items).toHaveLength(2);
@@ -107,13 +104,7 @@ describe('credential: send and lists on the same host', () => {
 
 	test('each request still carries exactly its own header', async () => {
 		await runWorkflow({
-			parameters: {
-				resource: 'sms',
-				operation: 'send',
-				senderId: 'ACME',
-				number: '254712345678',
-				message: 'Hi',
-			},
+			parameters: sendHi,
 			credentials,
 		});
 		await runWorkflow({

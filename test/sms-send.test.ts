@@ -130,14 +130,30 @@ describe('SMS → Send', () => {
 		];
 		const run = async (number: string, message: string, thirdPartyRef: string) => {
 			ctx.sim.reset();
-			await runWorkflow({ parameters: send({ number, message, thirdPartyRef }), items, credentials: ctx.credentials });
+			await runWorkflow({
+				parameters: send({ number, message, thirdPartyRef }),
+				items,
+				credentials: ctx.credentials,
+			});
 			return ctx.sim.requests[0].body.envelopes;
 		};
 		// The node reads `{{ $json.x }}` parts itself; wrapping them in parentheses leaves n8n to evaluate them.
-		const direct = await run('={{ $json.phone }}', '=Hi {{ $json.name }}, you have {{ $json.n }} new\nmessages', '={{ $json.nested["ref"] }}');
-		const evaluated = await run('={{ ($json.phone) }}', '=Hi {{ ($json.name) }}, you have {{ ($json.n) }} new\nmessages', '={{ ($json.nested["ref"]) }}');
+		const direct = await run(
+			'={{ $json.phone }}',
+			'=Hi {{ $json.name }}, you have {{ $json.n }} new\nmessages',
+			'={{ $json.nested["ref"] }}',
+		);
+		const evaluated = await run(
+			'={{ ($json.phone) }}',
+			'=Hi {{ ($json.name) }}, you have {{ ($json.n) }} new\nmessages',
+			'={{ ($json.nested["ref"]) }}',
+		);
 		expect(direct).toEqual(evaluated);
-		expect(direct[0]).toEqual({ number: '254712345678', message: 'Hi Amina, you have 7 new\nmessages', thirdPartyRef: 'R-1' });
+		expect(direct[0]).toEqual({
+			number: '254712345678',
+			message: 'Hi Amina, you have 7 new\nmessages',
+			thirdPartyRef: 'R-1',
+		});
 	});
 
 	test('a long message is charged per part, as the API reports it', async () => {

@@ -13,6 +13,9 @@ const LINES = {
 	'1.x': { manifest: 'scripts/n8n/1.x/package.json', node24: false },
 };
 
+/** The owner login of every local n8n (a development instance on loopback only). */
+const OWNER = { email: 'owner@example.com', password: 'Sms-Messaging-1' };
+
 function log(message) {
 	process.stdout.write(`${message}\n`);
 }
@@ -120,7 +123,7 @@ function installPackage(userFolder) {
 }
 
 /** Environment that keeps n8n quiet, offline and on loopback, with an owner set from it. */
-function environment(line, { userFolder, port, brokerPort, owner }) {
+function environment(line, { userFolder, port, brokerPort }) {
 	const { dir } = paths(line);
 	const bcrypt = require(path.join(dir, 'node_modules/bcryptjs'));
 	return {
@@ -141,10 +144,10 @@ function environment(line, { userFolder, port, brokerPort, owner }) {
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-		N8N_INSTANCE_OWNER_EMAIL: owner.email,
+		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
 		N8N_INSTANCE_OWNER_FIRST_NAME: 'Local',
 		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
-		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(owner.password, 10),
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
 		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL || 'warn',
 		// n8n 2.x's MCP registry module reaches out to the internet; 1.x does not have it.
 		...(LINES[line].node24 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
@@ -179,7 +182,7 @@ function importExamples(line, env, userFolder, data) {
 }
 
 /** Starts `n8n start` and resolves once it answers /healthz. */
-async function start(line, env, { port, owner, inheritOutput = false }) {
+async function start(line, env, { port, inheritOutput }) {
 	const { node, bin } = paths(line);
 	const child = spawn(node, [bin, 'start'], {
 		env,
@@ -196,7 +199,7 @@ async function start(line, env, { port, owner, inheritOutput = false }) {
 		try {
 			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`);
 			if (response.ok) {
-				await ensureOwner(port, owner);
+				await ensureOwner(port);
 				return { child, output: () => output };
 			}
 		} catch {
@@ -212,15 +215,15 @@ async function start(line, env, { port, owner, inheritOutput = false }) {
  * n8n 2.x sets its owner up from the environment; n8n 1.x has no such setting, so the owner is
  * set up through the same endpoint the setup screen uses.
  */
-async function ensureOwner(port, owner) {
+async function ensureOwner(port) {
 	const url = `http://127.0.0.1:${port}/rest`;
 	const login = await fetch(`${url}/login`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({
-			emailOrLdapLoginId: owner.email,
-			email: owner.email,
-			password: owner.password,
+			emailOrLdapLoginId: OWNER.email,
+			email: OWNER.email,
+			password: OWNER.password,
 		}),
 	});
 	if (login.ok) return;
@@ -228,14 +231,27 @@ async function ensureOwner(port, owner) {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({
-			email: owner.email,
+			email: OWNER.email,
 			firstName: 'Local',
 			lastName: 'Owner',
-			password: owner.password,
+			password: OWNER.password,
 		}),
 	});
 	if (!setup.ok)
 		throw new Error(`could not set up the n8n owner: ${setup.status} ${await setup.text()}`);
+}
+
+/**
+ * A running n8n of a line with this package installed into `userFolder`, optionally with the
+ * example workflows and their credential (`examples` is that credential's data).
+ */
+async function launch(line, { userFolder, port, brokerPort, examples, inheritOutput = false }) {
+	ensureInstalled(line);
+	log('Building and installing n8n-nodes-sms-messaging into n8n…');
+	installPackage(userFolder);
+	const env = environment(line, { userFolder, port, brokerPort });
+	if (examples) importExamples(line, env, userFolder, examples);
+	return await start(line, env, { port, inheritOutput });
 }
 
 function version(line) {
@@ -246,13 +262,10 @@ function version(line) {
 
 module.exports = {
 	root,
+	OWNER,
 	EXAMPLE_CREDENTIAL,
 	paths,
-	ensureInstalled,
-	installPackage,
-	environment,
-	importExamples,
-	start,
+	launch,
 	version,
 	log,
 };

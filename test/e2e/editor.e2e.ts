@@ -5,9 +5,8 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { OWNER } from './lines';
-import { lines, N8n } from './n8n-rest';
+import { linearWorkflow, lines, N8n, smsNode } from './n8n-rest';
 
-const SMS = 'n8n-nodes-sms-messaging.smsMessaging';
 const docs = path.resolve(__dirname, '../../docs');
 // The editor is checked on the newest line; the workflows run on every line in workflows.e2e.ts.
 const endpoints = lines()[0];
@@ -57,15 +56,6 @@ const FORMS: Array<{
 	},
 ];
 
-const manual = {
-	id: 'trigger',
-	name: 'Run manually',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
-
 describe(`the editor of n8n ${endpoints.version}`, () => {
 	const n8n = new N8n(endpoints);
 	let browser: Browser;
@@ -101,13 +91,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 	}
 
 	test('the node is added from the nodes panel and opens on an operation', async () => {
-		const { id } = await n8n.createWorkflow({
-			name: `Editor add ${Date.now()}`,
-			nodes: [manual],
-			connections: {},
-			settings: { executionOrder: 'v1' },
-			active: false,
-		});
+		const { id } = await n8n.createWorkflow(linearWorkflow(`Editor add ${Date.now()}`, []));
 		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
 		await page.locator('[data-test-id=canvas-node]').first().waitFor();
 		await page.locator('[data-test-id=node-creator-plus-button]').click();
@@ -136,24 +120,9 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 	test.each(FORMS)(
 		'$title shows its fields and hides the others',
 		async ({ title, parameters, shown, hidden }) => {
-			const node = {
-				id: 'sms',
-				name: 'SMS Messaging',
-				type: SMS,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters,
-				credentials: { smsMessagingApi: credential },
-			};
-			const { id } = await n8n.createWorkflow({
-				name: `Editor ${title} ${Date.now()}`,
-				nodes: [manual, node],
-				connections: {
-					'Run manually': { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] },
-				},
-				settings: { executionOrder: 'v1' },
-				active: false,
-			});
+			const { id } = await n8n.createWorkflow(
+				linearWorkflow(`Editor ${title} ${Date.now()}`, [smsNode(credential, parameters)]),
+			);
 			await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
 			await page.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging' }).dblclick();
 			const labels = await shownLabels();

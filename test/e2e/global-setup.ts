@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { E2E_LINES, OWNER, portsFor, STATE_FILE, type LineEndpoints } from './lines';
+import { E2E_LINES, portsFor, STATE_FILE, type LineEndpoints } from './lines';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const local = require('../../scripts/lib/local-n8n');
@@ -51,27 +51,23 @@ export default async function globalSetup() {
 async function startLines(running: Running[]) {
 	const endpoints: LineEndpoints[] = [];
 	for (const line of E2E_LINES) {
-		local.ensureInstalled(line);
 		const ports = portsFor(line);
 		const userFolder = path.join(local.root, '.n8n-local', `e2e-user-${line}`);
 		fs.rmSync(userFolder, { recursive: true, force: true });
-		local.installPackage(userFolder);
 
 		const simulator = new Simulator({ token: `e2e-token-${line}-7c1f`, smsRecords: 250 });
 		const urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
-		const env = local.environment(line, {
+		running.push({ stop: async () => await simulator.stop() });
+		const n8n = await local.launch(line, {
 			userFolder,
 			port: ports.n8n,
 			brokerPort: ports.broker,
-			owner: OWNER,
+			examples: { apiToken: simulator.token, ...urls },
 		});
-		local.importExamples(line, env, userFolder, { apiToken: simulator.token, ...urls });
-		const n8n = await local.start(line, env, { port: ports.n8n, owner: OWNER });
 		running.push({
 			stop: async () => {
 				n8n.child.kill('SIGTERM');
 				await new Promise((resolve) => n8n.child.once('exit', resolve));
-				await simulator.stop();
 			},
 		});
 		endpoints.push({

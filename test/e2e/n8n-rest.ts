@@ -156,6 +156,62 @@ export class N8n {
 	}
 }
 
+export type WorkflowNode = { id: string; name: string; type: string; typeVersion: number } & Record<
+	string,
+	unknown
+>;
+
+/** A workflow running `nodes` one after the other from a manual trigger named "Run manually". */
+export function linearWorkflow(name: string, nodes: WorkflowNode[]) {
+	const chain: WorkflowNode[] = [
+		{
+			id: 'trigger',
+			name: 'Run manually',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			parameters: {},
+		},
+		...nodes,
+	].map((node, i) => ({ position: [220 * i, 0], ...node }));
+	const connections = Object.fromEntries(
+		chain
+			.slice(0, -1)
+			.map((node, i) => [
+				node.name,
+				{ main: [[{ node: chain[i + 1].name, type: 'main', index: 0 }]] },
+			]),
+	);
+	return { name, nodes: chain, connections, settings: { executionOrder: 'v1' }, active: false };
+}
+
+/** A Code node that outputs the items its JavaScript returns. */
+export function codeNode(jsCode: string): WorkflowNode {
+	return {
+		id: 'rows',
+		name: 'Rows',
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		parameters: { jsCode },
+	};
+}
+
+/** This package's node with `parameters`, the credential, and node settings such as onError. */
+export function smsNode(
+	credential: { id: string; name: string },
+	parameters: Record<string, unknown>,
+	settings: Record<string, unknown> = {},
+): WorkflowNode {
+	return {
+		id: 'sms',
+		name: 'SMS Messaging',
+		type: 'n8n-nodes-sms-messaging.smsMessaging',
+		typeVersion: 1,
+		parameters,
+		credentials: { smsMessagingApi: credential },
+		...settings,
+	};
+}
+
 /** The items a node put on its first output in a finished run. */
 export function outputOf(
 	run: Awaited<ReturnType<N8n['run']>>,

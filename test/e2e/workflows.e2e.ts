@@ -1,51 +1,20 @@
 // End to end: the packed package installed in a real n8n, workflows run through n8n's REST API,
 // the API simulator checked for what it received. The same workflows for every n8n line.
-import { lines, N8n, outputOf } from './n8n-rest';
+import { codeNode, linearWorkflow, lines, N8n, outputOf, smsNode } from './n8n-rest';
 
 const SMS = 'n8n-nodes-sms-messaging.smsMessaging';
-const manual = {
-	id: 'trigger',
-	name: 'Run manually',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
 
-/** A workflow: manual trigger → Code node returning `rows` → SMS Messaging with `parameters`. */
+/** A workflow: manual trigger → Code node returning `rows` (if any) → SMS Messaging. */
 function workflow(
 	name: string,
 	credential: { id: string; name: string },
 	parameters: Record<string, unknown>,
-	{ rows, settings = {} }: { rows?: string; settings?: Record<string, unknown> } = {},
+	{ rows, settings }: { rows?: string; settings?: Record<string, unknown> } = {},
 ) {
-	const sms = {
-		id: 'sms',
-		name: 'SMS Messaging',
-		type: SMS,
-		typeVersion: 1,
-		position: [440, 0],
-		parameters,
-		credentials: { smsMessagingApi: credential },
-		...settings,
-	};
-	const nodes: Array<Record<string, unknown>> = [manual, sms];
-	const connections: Record<string, unknown> = {};
-	if (rows) {
-		nodes.splice(1, 0, {
-			id: 'rows',
-			name: 'Rows',
-			type: 'n8n-nodes-base.code',
-			typeVersion: 2,
-			position: [220, 0],
-			parameters: { jsCode: rows },
-		});
-		connections['Run manually'] = { main: [[{ node: 'Rows', type: 'main', index: 0 }]] };
-		connections.Rows = { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] };
-	} else {
-		connections['Run manually'] = { main: [[{ node: 'SMS Messaging', type: 'main', index: 0 }]] };
-	}
-	return { name, nodes, connections, settings: { executionOrder: 'v1' }, active: false };
+	return linearWorkflow(name, [
+		...(rows ? [codeNode(rows)] : []),
+		smsNode(credential, parameters, settings),
+	]);
 }
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(

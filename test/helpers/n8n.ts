@@ -19,14 +19,11 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 } from 'n8n-workflow';
-import fs from 'node:fs';
 import path from 'node:path';
 
-/** The package root: the nearest folder up with a package.json (also from compiled copies). */
-function packageRoot(dir: string): string {
-	return fs.existsSync(path.join(dir, 'package.json')) ? dir : packageRoot(path.dirname(dir));
-}
-const dist = path.join(packageRoot(__dirname), 'dist');
+import { packageRoot } from './package-root';
+
+const dist = path.join(packageRoot(), 'dist');
 // The built package, as n8n loads it from the paths in package.json's `n8n` field.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { SmsMessaging } = require(path.join(dist, 'nodes/SmsMessaging/SmsMessaging.node.js'));
