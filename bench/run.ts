@@ -173,7 +173,7 @@ async function main() {
 	const [listNode, , listFloor] = list;
 	const targets = [
 		[
-			'Send of 10,000 items within 1.5× the floor',
+			`Send of ${COUNT.toLocaleString('en')} items within 1.5× the floor`,
 			node.wallMs / sendFloor.wallMs,
 			node.wallMs / sendFloor.wallMs <= 1.5,
 		],
