@@ -277,10 +277,115 @@ describe('SMS → Get Many: bad input and errors', () => {
 			continueOnFail: true,
 		});
 		expect(result.items).toHaveLength(3);
-		expect(result.items[0].json).toEqual({ error: 'internal server error' });
+		expect(result.items[0]).toEqual({
+			json: {
+				error: 'internal server error',
+				details: {
+					httpCode: '500',
+					description:
+						'Injected fault\nThe API failed with an unexpected server error. Try again later.',
+				},
+			},
+			pairedItem: { item: 0 },
+		});
 		expect(result.items.slice(1).map((item) => item.pairedItem)).toEqual([
 			{ item: 1 },
 			{ item: 1 },
 		]);
+	});
+
+	test('every item is checked before the first request: a bad third item stops the run', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 1, filters: { campaignId: '={{ $json.campaign }}' } }),
+			items: [
+				{ campaign: ctx.sim.campaigns[0] },
+				{ campaign: ctx.sim.campaigns[1] },
+				{ campaign: 'nope' },
+			],
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Item 2: Campaign ID (filters.campaignId) is not a UUID: "nope"',
+		);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('with Continue On Fail the bad item gives an error item and the others are listed', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 1, filters: { campaignId: '={{ $json.campaign }}' } }),
+			items: [{ campaign: 'nope' }, { campaign: ctx.sim.campaigns[1] }],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
+			[{ item: 0 }, 'Item 0: Campaign ID (filters.campaignId) is not a UUID: "nope"'],
+			[{ item: 1 }, 'record'],
+		]);
+		expect(queries()).toEqual([{ page: '1', records: '1', 'campaign-id': ctx.sim.campaigns[1] }]);
+	});
+
+	test.each([0, 2.5, 'ten'])('a Limit of %p is refused before any request', async (limit) => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: `={{ ${JSON.stringify(limit)} }}` }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			`Item 0: Limit (limit) must be a whole number of 1 or more, got ${JSON.stringify(limit)}`,
+		);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+});
+
+describe('SMS → Get Many: the hint when the Limit cut the list short', () => {
+	const hint = (limit: number, total: number | string, item = '') => ({
+		message: `${item}Get Many stopped at the Limit of ${limit} while the API has ${total} matching records. Turn on Return All, or raise the Limit, to get the rest.`,
+		type: 'info',
+		location: 'outputPane',
+	});
+
+	test('the output pane says how many records the API has beyond the Limit', async () => {
+		const result = await runWorkflow({ parameters: getMany(), credentials: ctx.credentials });
+		expect(result.items).toHaveLength(50);
+		expect(result.hints).toEqual([hint(50, 250)]);
+	});
+
+	test.each([250, 300])('no hint when a Limit of %i covers every record', async (limit) => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit }),
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(250);
+		expect(result.hints).toEqual([]);
+	});
+
+	test('no hint with Return All, nor when a filter leaves fewer records than the Limit', async () => {
+		const all = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(all.hints).toEqual([]);
+		const few = await runWorkflow({
+			parameters: getMany({ limit: 5, filters: { query: 'no message says this' } }),
+			credentials: ctx.credentials,
+		});
+		expect(few.items).toEqual([]);
+		expect(few.hints).toEqual([]);
+	});
+
+	test('with several input items the hint names each item that was cut short', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: '={{ $json.limit }}' }),
+			items: [{ limit: 10 }, { limit: 500 }, { limit: 20 }],
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(280);
+		expect(result.hints).toEqual([hint(10, 250, 'Item 0: '), hint(20, 250, 'Item 2: ')]);
+	});
+
+	test('an API that does not report its total still gets the hint while pages remain', async () => {
+		ctx.sim.inject({ path: '/sms', noTotal: true });
+		const result = await runWorkflow({ parameters: getMany(), credentials: ctx.credentials });
+		expect(result.items).toHaveLength(50);
+		expect(result.hints).toEqual([hint(50, 'more')]);
 	});
 });

@@ -1,8 +1,8 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
-import { contactDescription } from './resources/contact';
+import { contactDescription, getAll as getManyContacts } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
-import { send, smsDescription } from './resources/sms';
+import { getAll as getManySms, send, smsDescription } from './resources/sms';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -27,15 +27,6 @@ export class SmsMessaging implements INodeType {
 				location: 'outputPane',
 				whenToDisplay: 'afterExecution',
 				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
-			},
-			{
-				message:
-					'Get Many returns at most Limit records: when the output has exactly that many, more may exist. Raise the Limit or turn on Return All to get them.',
-				type: 'info',
-				location: 'outputPane',
-				whenToDisplay: 'afterExecution',
-				displayCondition:
-					'={{ $parameter["operation"] === "getAll" && $parameter["returnAll"] === false }}',
 			},
 		],
 		requestDefaults: {
@@ -63,8 +54,10 @@ export class SmsMessaging implements INodeType {
 		],
 	};
 
-	// Declarative routing sends one request per item; Send batches items into envelopes instead.
+	// Where routing cannot express the behaviour: Send batches items into envelopes, and Get Many
+	// adds a hint to the output when the Limit cut a list short, which only an execute context can.
 	customOperations = {
-		sms: { send },
+		sms: { send, getAll: getManySms },
+		contact: { getAll: getManyContacts },
 	};
 }

@@ -18,6 +18,7 @@ import {
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
+	type NodeExecutionHint,
 } from 'n8n-workflow';
 import path from 'node:path';
 
@@ -169,6 +170,8 @@ export interface RunResult {
 	items: INodeExecutionData[];
 	/** Items on its second output, with onError "continueErrorOutput". */
 	errorItems: INodeExecutionData[];
+	/** The hints n8n shows in the node's output pane after the run. */
+	hints: NodeExecutionHint[];
 	/** The node's error when the run stopped. */
 	error?: {
 		message: string;
@@ -292,6 +295,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		run,
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],
+		hints: task?.hints ?? [],
 		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
 		uiMessages,
 		get serialized() {

@@ -211,6 +211,7 @@ class Simulator {
 	 * @param {boolean} [fault.process] with network or delayMs: process the request first
 	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
+	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -720,7 +721,7 @@ class Simulator {
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
-						totalElements: rows.length,
+						totalElements: fault?.noTotal ? undefined : rows.length,
 						last: page.last,
 						numberOfElements: page.content.length,
 						first: q.page === 1,
@@ -790,7 +791,7 @@ class Simulator {
 				message: 'Contacts retrieved',
 				data: {
 					content: page.content,
-					totalElements: rows.length,
+					totalElements: fault?.noTotal ? undefined : rows.length,
 					totalPages: page.totalPages,
 					size: q.size,
 					number: q.page,

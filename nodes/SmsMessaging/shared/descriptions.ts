@@ -1,7 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { paginateList } from './routing';
-
 type ShowFor = { resource: string[]; operation: string[] };
 
 /** Return All and Limit for a Get Many operation; both lists page the same way. */
@@ -14,10 +12,6 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 			displayOptions: { show: showFor },
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			routing: {
-				send: { paginate: true },
-				operations: { pagination: paginateList },
-			},
 		},
 		{
 			displayName: 'Limit',

@@ -1,5 +1,7 @@
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
+import { isSet } from './validation';
+
 /** What the node was doing when the API answered with an error; it shapes the hint shown. */
 export type ApiOperation = 'senderId:create' | 'senderId:update' | 'sms:send' | 'list';
 
@@ -37,7 +39,7 @@ function describeEntry(entry: unknown): string {
 	if (typeof entry === 'string') return entry;
 	if (entry && typeof entry === 'object') {
 		const { field, message, rejectedValue } = entry as ApiErrorEntry;
-		const text = [field, message].filter((part) => part !== undefined && part !== '').join(': ');
+		const text = [field, message].filter(isSet).join(': ');
 		const rejected =
 			rejectedValue === undefined || rejectedValue === null
 				? ''

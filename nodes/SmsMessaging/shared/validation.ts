@@ -10,6 +10,11 @@ export interface FieldRef {
 	label: string;
 }
 
+/** Whether an optional parameter was given: unset filters are left out of the request. */
+export function isSet(value: unknown): boolean {
+	return value !== undefined && value !== null && value !== '';
+}
+
 function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
 	return new NodeOperationError(
 		ref.node,

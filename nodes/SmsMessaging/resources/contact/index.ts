@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { unwrapResponse } from '../../shared/routing';
-import { contactGetManyDescription } from './getAll';
+import { contactGetManyDescription, getAll } from './getAll';
 
 export const contactDescription: INodeProperties[] = [
 	{
@@ -17,13 +16,11 @@ export const contactDescription: INodeProperties[] = [
 				action: 'Get many contacts',
 				description:
 					'List contacts, newest first, optionally matching a search. Soft-deleted contacts are included with "deletedAt" set.',
-				routing: {
-					request: { method: 'GET', url: '/contacts' },
-					output: { postReceive: [unwrapResponse] },
-				},
 			},
 		],
 		default: 'getAll',
 	},
 	...contactGetManyDescription,
 ];
+
+export { getAll };

@@ -17,7 +17,7 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			description:
 				'The sender name recipients see instead of a phone number: 1 to 11 characters, usually letters and digits',
 			displayOptions: { show },
-			routing: { send: { preSend: [sendChecked('body', 'name', 'name', 'Name', senderIdName)] } },
+			routing: { send: { preSend: [sendChecked('name', 'name', 'Name', senderIdName)] } },
 		},
 		{
 			displayName: 'Purpose',
@@ -77,7 +77,7 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			displayOptions: { show },
 			routing: {
 				send: {
-					preSend: [sendChecked('body', 'sample', 'sample', 'Sample Message', requiredText)],
+					preSend: [sendChecked('sample', 'sample', 'Sample Message', requiredText)],
 				},
 			},
 		},

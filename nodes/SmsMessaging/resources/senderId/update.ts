@@ -24,7 +24,7 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 		description: 'The numeric ID of the Sender ID to update, as returned by Create',
 		displayOptions: { show: showOnlyForSenderIdUpdate },
 		routing: {
-			send: { preSend: [sendChecked('body', 'senderId', 'id', 'Sender ID', positiveInteger)] },
+			send: { preSend: [sendChecked('senderId', 'id', 'Sender ID', positiveInteger)] },
 		},
 	},
 	...senderIdFields('update'),

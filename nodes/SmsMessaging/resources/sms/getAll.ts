@@ -1,24 +1,10 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { listControls } from '../../shared/descriptions';
-import { sendChecked } from '../../shared/routing';
-import { apiDate, positiveInteger, uuid } from '../../shared/validation';
+import { getMany } from '../../shared/list';
+import { apiDate, isSet, positiveInteger, uuid, type FieldRef } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
-
-/** The API takes the sort as one `field,direction` value; routing would send an array as sort[0]=…. */
-async function sendSort(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-	const { sortField, sortDirection } = this.getNodeParameter('options', {}) as {
-		sortField?: string;
-		sortDirection?: string;
-	};
-	if (sortField === undefined && sortDirection === undefined) return requestOptions;
-	requestOptions.qs = {
-		...requestOptions.qs,
-		sort: `${sortField ?? 'id'},${sortDirection ?? 'desc'}`,
-	};
-	return requestOptions;
-}
 
 export const smsGetManyDescription: INodeProperties[] = [
 	...listControls(showOnlyForSmsGetMany),
@@ -37,11 +23,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. 3f2b8c1e-9d4a-4b7e-8f21-5c6d7e8f9a0b',
 				description: 'Only messages of this campaign (a UUID)',
-				routing: {
-					send: {
-						preSend: [sendChecked('qs', 'campaign-id', 'filters.campaignId', 'Campaign ID', uuid)],
-					},
-				},
 			},
 			{
 				displayName: 'Search',
@@ -50,7 +31,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. order 1234',
 				description: 'Text to look for in the message content and the recipient number',
-				routing: { send: { type: 'query', property: 'query' } },
 			},
 			{
 				displayName: 'Sent After',
@@ -59,11 +39,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				description:
 					'Only messages sent after this date. Only the date counts; the time of day is ignored.',
-				routing: {
-					send: {
-						preSend: [sendChecked('qs', 'start-date', 'filters.startDate', 'Sent After', apiDate)],
-					},
-				},
 			},
 			{
 				displayName: 'Sent Before',
@@ -72,11 +47,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				description:
 					'Only messages sent before this date. Only the date counts; the time of day is ignored.',
-				routing: {
-					send: {
-						preSend: [sendChecked('qs', 'end-date', 'filters.endDate', 'Sent Before', apiDate)],
-					},
-				},
 			},
 			{
 				displayName: 'Status',
@@ -94,7 +64,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 						description: 'Handed to the network, delivery not yet confirmed',
 					},
 				],
-				routing: { send: { type: 'query', property: 'status' } },
 			},
 			{
 				displayName: 'User ID',
@@ -103,11 +72,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: 1,
 				description:
 					'Only messages of this user. Admin accounts only: other accounts get a permission error (403).',
-				routing: {
-					send: {
-						preSend: [sendChecked('qs', 'userId', 'filters.userId', 'User ID', positiveInteger)],
-					},
-				},
 			},
 		],
 	},
@@ -118,7 +82,6 @@ export const smsGetManyDescription: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		displayOptions: { show: showOnlyForSmsGetMany },
-		routing: { send: { preSend: [sendSort] } },
 		options: [
 			{
 				displayName: 'Sort By',
@@ -146,3 +109,48 @@ export const smsGetManyDescription: INodeProperties[] = [
 		],
 	},
 ];
+
+interface SmsFilters {
+	campaignId?: unknown;
+	query?: string;
+	startDate?: unknown;
+	endDate?: unknown;
+	status?: string;
+	userId?: unknown;
+}
+
+/** One item's filters and sort as the API's query parameters, checked. */
+function smsQuery(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as SmsFilters;
+	const { sortField, sortDirection } = this.getNodeParameter('options', itemIndex, {}) as {
+		sortField?: string;
+		sortDirection?: string;
+	};
+	const ref = (field: keyof SmsFilters, label: string): FieldRef => ({
+		node: this.getNode(),
+		itemIndex,
+		field: `filters.${field}`,
+		label,
+	});
+	const query: IDataObject = {};
+	if (isSet(filters.status)) query.status = filters.status;
+	if (isSet(filters.startDate))
+		query['start-date'] = apiDate(ref('startDate', 'Sent After'), filters.startDate);
+	if (isSet(filters.endDate))
+		query['end-date'] = apiDate(ref('endDate', 'Sent Before'), filters.endDate);
+	if (isSet(filters.campaignId))
+		query['campaign-id'] = uuid(ref('campaignId', 'Campaign ID'), filters.campaignId);
+	if (isSet(filters.query)) query.query = filters.query;
+	if (isSet(filters.userId))
+		query.userId = positiveInteger(ref('userId', 'User ID'), filters.userId);
+	// The API takes the sort as one `field,direction` value.
+	if (sortField !== undefined || sortDirection !== undefined) {
+		query.sort = `${sortField ?? 'id'},${sortDirection ?? 'desc'}`;
+	}
+	return query;
+}
+
+/** SMS → Get Many: the sent messages, filtered and sorted, page after page. */
+export async function getAll(this: IExecuteFunctions) {
+	return await getMany.call(this, '/sms', smsQuery);
+}

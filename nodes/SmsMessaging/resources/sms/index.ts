@@ -1,7 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { unwrapResponse } from '../../shared/routing';
-import { smsGetManyDescription } from './getAll';
+import { getAll, smsGetManyDescription } from './getAll';
 import { send, smsSendDescription } from './send';
 
 export const smsDescription: INodeProperties[] = [
@@ -18,10 +17,6 @@ export const smsDescription: INodeProperties[] = [
 				action: 'Get many SMS messages',
 				description:
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
-				routing: {
-					request: { method: 'GET', url: '/sms' },
-					output: { postReceive: [unwrapResponse] },
-				},
 			},
 			{
 				name: 'Send',
@@ -37,4 +32,4 @@ export const smsDescription: INodeProperties[] = [
 	...smsGetManyDescription,
 ];
 
-export { send };
+export { getAll, send };
