@@ -53,6 +53,7 @@ describe('Contact → Get Many', () => {
 					'Get Many stopped at the Limit of 120 while the API has 230 matching records. Turn on Return All, or raise the Limit, to get the rest.',
 				type: 'info',
 				location: 'outputPane',
+				group: expect.objectContaining({ label: 'Limit 120, 230 matching records' }),
 			},
 		]);
 	});

@@ -20,6 +20,14 @@ const update = (options: Record<string, unknown> = {}) => ({
 	...options,
 });
 
+const PENDING_SUMMARY = '{count} Sender IDs are PENDING: they cannot send SMS until approved';
+const pendingHint = (name: string, item = '') => ({
+	message: `${item}Sender ID ${name} is PENDING: it cannot send SMS until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.`,
+	type: 'info',
+	location: 'outputPane',
+	group: { key: PENDING_SUMMARY, summary: PENDING_SUMMARY, label: `${item}${name}` },
+});
+
 describe('Sender ID → Create', () => {
 	test('registers the Sender ID, which comes back PENDING', async () => {
 		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
@@ -40,6 +48,7 @@ describe('Sender ID → Create', () => {
 			access: 'PRIVATE',
 		});
 		expect(result.items[0].json.addedBy).toMatchObject({ firstName: 'Sim' });
+		expect(result.hints).toEqual([pendingHint('ACMESHOP (ID 3)')]);
 	});
 
 	test('one Sender ID per input item, fields read per item', async () => {
@@ -53,6 +62,72 @@ describe('Sender ID → Create', () => {
 			['BETA', { item: 1 }],
 		]);
 		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['ALPHA', 'BETA']);
+		expect(result.hints).toEqual([
+			pendingHint('ALPHA (ID 3)', 'Item 0: '),
+			pendingHint('BETA (ID 4)', 'Item 1: '),
+		]);
+	});
+
+	test('every item is checked before the first request: a bad third item registers nothing', async () => {
+		const result = await runWorkflow({
+			parameters: create({ name: '={{ $json.brand }}' }),
+			items: [{ brand: 'GOOD' }, { brand: 'FINE' }, { brand: 'MUCH-TOO-LONG-NAME' }],
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Item 2: Name (name) is 18 characters long; the API allows 1 to 11',
+		);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test.each([
+		[
+			'purpose',
+			'SPAM',
+			'Purpose (purpose) must be one of NOTIFICATION, PROMOTIONAL, TRANSACTIONAL',
+		],
+		['access', 'secret', 'Access (access) must be one of PRIVATE, PUBLIC'],
+	])(
+		'a %s of %j set by an expression is refused before any request',
+		async (field, value, problem) => {
+			const result = await runWorkflow({
+				parameters: create({ [field]: '={{ $json.value }}' }),
+				items: [{ value }],
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toBe(`Item 0: ${problem}, got ${JSON.stringify(value)}`);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
+
+	test('a 503 is retried once the API is back, and the Sender ID is registered once', async () => {
+		ctx.sim.inject({ path: '/sender-ids', status: 503, retryAfter: 0 });
+		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+		expect(result.error).toBeUndefined();
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 201]);
+		expect(ctx.sim.senderIds.filter((s) => s.name === 'ACMESHOP')).toHaveLength(1);
+	});
+
+	test('a connection closed after the API got the request is not retried, and says what to check', async () => {
+		ctx.sim.inject({ path: '/sender-ids', network: 'reset', process: true });
+		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+		expect(result.error?.message).toBe(
+			'Item 0: the request failed after it may have reached the API: the connection was closed before the API answered',
+		);
+		expect(result.error?.description).toContain('may have been registered');
+		expect(ctx.sim.requests).toHaveLength(1);
+		expect(ctx.sim.senderIds.filter((s) => s.name === 'ACMESHOP')).toHaveLength(1);
+	});
+
+	test('an API that cannot be reached is retried, then reported as not sent', async () => {
+		const result = await runWorkflow({
+			parameters: create(),
+			credentials: { ...ctx.credentials, baseUrl: 'http://127.0.0.1:1/api/v3' },
+		});
+		expect(result.error?.message).toBe(
+			'Item 0: not sent: the API could not be reached after 4 attempts: the connection was refused',
+		);
+		expect(result.error?.description).toBe('Nothing reached the API; running it again is safe.');
 	});
 
 	test.each([
@@ -149,6 +224,22 @@ describe('Sender ID → Update', () => {
 			sample: 'Reminder: visit tomorrow',
 		});
 		expect(result.items[0].json).toMatchObject({ id: 2, name: 'NOTIFY2', status: 'PENDING' });
+		expect(result.hints).toEqual([pendingHint('NOTIFY2 (ID 2)')]);
+	});
+
+	test('a change that needs no approval keeps the Sender ID usable, and no hint is shown', async () => {
+		const result = await runWorkflow({
+			parameters: update({
+				id: 1,
+				name: 'ACME',
+				purpose: 'TRANSACTIONAL',
+				access: 'PUBLIC',
+				sample: 'ACME sample',
+			}),
+			credentials: ctx.credentials,
+		});
+		expect(result.items[0].json).toMatchObject({ id: 1, access: 'PUBLIC', status: 'APPROVED' });
+		expect(result.hints).toEqual([]);
 	});
 
 	test('404 says the Sender ID does not exist', async () => {

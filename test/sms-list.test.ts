@@ -337,10 +337,13 @@ describe('SMS → Get Many: bad input and errors', () => {
 });
 
 describe('SMS → Get Many: the hint when the Limit cut the list short', () => {
+	const summary = '{count} items stopped at their Limit while the API has more matching records';
 	const hint = (limit: number, total: number | string, item = '') => ({
 		message: `${item}Get Many stopped at the Limit of ${limit} while the API has ${total} matching records. Turn on Return All, or raise the Limit, to get the rest.`,
 		type: 'info',
 		location: 'outputPane',
+		// n8n 2.x collapses the hints of several items into the summary and lists their labels.
+		group: { key: summary, summary, label: `${item}Limit ${limit}, ${total} matching records` },
 	});
 
 	test('the output pane says how many records the API has beyond the Limit', async () => {

@@ -1,7 +1,7 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
 import { contactDescription, getAll as getManyContacts } from './resources/contact';
-import { senderIdDescription } from './resources/senderId';
+import { create, senderIdDescription, update } from './resources/senderId';
 import { getAll as getManySms, send, smsDescription } from './resources/sms';
 
 export class SmsMessaging implements INodeType {
@@ -19,22 +19,6 @@ export class SmsMessaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
-		hints: [
-			{
-				message:
-					'A Sender ID with status PENDING cannot send yet: the service reviews it first, which takes 1 to 3 business weeks, and notifies you on approval.',
-				type: 'info',
-				location: 'outputPane',
-				whenToDisplay: 'afterExecution',
-				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
-			},
-		],
-		requestDefaults: {
-			baseURL: '={{ $credentials.baseUrl }}',
-			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
-			// Error statuses reach unwrapResponse, which turns the API's error body into the message.
-			ignoreHttpStatusErrors: true,
-		},
 		properties: [
 			{
 				displayName: 'Resource',
@@ -54,9 +38,13 @@ export class SmsMessaging implements INodeType {
 		],
 	};
 
-	// Where routing cannot express the behaviour: Send batches items into envelopes, and Get Many
-	// adds a hint to the output when the Limit cut a list short, which only an execute context can.
+	// Every operation is a custom operation, because declarative routing can express none of what
+	// users need here: Send batches items into envelopes; every operation checks all items before
+	// the first request (routing starts each item's request in turn, so a bad item k would not stop
+	// items before it); and hints that depend on the answer (a PENDING Sender ID, a list cut short
+	// by the Limit) need an execute context.
 	customOperations = {
+		senderId: { create, update },
 		sms: { send, getAll: getManySms },
 		contact: { getAll: getManyContacts },
 	};

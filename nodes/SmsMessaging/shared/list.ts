@@ -1,16 +1,13 @@
 import {
-	NodeApiError,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
-	type INode,
 	type INodeExecutionData,
 	type JsonObject,
-	type NodeExecutionHint,
 } from 'n8n-workflow';
 
 import { unexpectedBodyError, unwrapData, type ApiErrorContext } from './errors';
-import { CREDENTIAL_TYPE } from './routing';
+import { runPerItem, type ApiCredentials, type ItemResult, type PerItemOperation } from './perItem';
 import { DEFAULT_RETRY, requestWithRetry } from './transport';
 import { positiveInteger } from './validation';
 
@@ -24,14 +21,6 @@ interface ListRequest {
 	query: IDataObject;
 	/** Infinity with Return All. */
 	limit: number;
-}
-
-interface ListResult {
-	records: IDataObject[];
-	/** Whether the API has more matching records than were returned. */
-	more: boolean;
-	/** Matching records the API reports, when it does. */
-	total?: number;
 }
 
 interface PageMetadata {
@@ -48,32 +37,29 @@ function pageMetadata(data: JsonObject): PageMetadata {
 		: (data as PageMetadata);
 }
 
-function readRequest(
-	this: IExecuteFunctions,
-	readQuery: ListQueryReader,
-	itemIndex: number,
-): ListRequest {
-	const query = readQuery.call(this, itemIndex);
-	if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) {
-		return { query, limit: Infinity };
-	}
-	const ref = { node: this.getNode(), itemIndex, field: 'limit', label: 'Limit' };
-	return { query, limit: positiveInteger(ref, this.getNodeParameter('limit', itemIndex, 50)) };
+function limitHint(limit: number, total: number | undefined): ItemResult['hint'] {
+	const matching = total === undefined ? 'more matching records' : `${total} matching records`;
+	return {
+		message: `Get Many stopped at the Limit of ${limit} while the API has ${matching}. Turn on Return All, or raise the Limit, to get the rest.`,
+		label: `Limit ${limit}, ${matching}`,
+	};
 }
 
 /**
  * Fetches one item's records page by page. Requests the largest page (or a Limit-sized one when
  * smaller) and stops on `last`, an empty or short page, `totalPages`, or the Limit, whichever
- * comes first, so that a server that never says `last` cannot keep it going.
+ * comes first, so that a server that never says `last` cannot keep it going. When the Limit cut
+ * the list short, the result carries a hint saying how many records the API has.
  */
 async function fetchRecords(
 	this: IExecuteFunctions,
 	path: string,
-	baseUrl: string,
 	{ query, limit }: ListRequest,
-	context: ApiErrorContext,
-): Promise<ListResult> {
+	itemIndex: number,
+	credentials: ApiCredentials,
+): Promise<ItemResult> {
 	const node = this.getNode();
+	const context: ApiErrorContext = { operation: 'list', itemIndex, apiToken: credentials.apiToken };
 	const records: IDataObject[] = [];
 	for (let page = 1; ; page++) {
 		const pageSize = Math.min(MAX_PAGE_SIZE, limit - records.length);
@@ -81,7 +67,7 @@ async function fetchRecords(
 			this,
 			{
 				method: 'GET',
-				baseURL: baseUrl,
+				baseURL: credentials.baseUrl,
 				url: path,
 				qs: { ...query, page, records: pageSize },
 				json: true,
@@ -91,11 +77,8 @@ async function fetchRecords(
 		if (delivery.outcome !== 'answered') {
 			throw new NodeOperationError(
 				node,
-				`Item ${context.itemIndex}: page ${page} of the list could not be read: ${delivery.reason}`,
-				{
-					itemIndex: context.itemIndex,
-					description: 'Nothing was changed by this request; running it again is safe.',
-				},
+				`Item ${itemIndex}: page ${page} of the list could not be read: ${delivery.reason}`,
+				{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
 			);
 		}
 		const { statusCode, body } = delivery.response;
@@ -108,111 +91,41 @@ async function fetchRecords(
 		records.push(...content.slice(0, room));
 
 		const { last, totalPages, totalElements } = pageMetadata(data);
-		const total = typeof totalElements === 'number' ? totalElements : undefined;
 		const lastPage =
 			content.length < pageSize ||
 			last === true ||
 			(typeof totalPages === 'number' && page >= totalPages);
 		if (lastPage || records.length >= limit) {
+			const total = typeof totalElements === 'number' ? totalElements : undefined;
 			const more =
 				total !== undefined ? total > records.length : content.length > room || !lastPage;
-			return { records, more, total };
+			return { records, hint: more && limit !== Infinity ? limitHint(limit, total) : undefined };
 		}
 	}
 }
 
-function limitHint(
-	itemIndex: number,
-	items: number,
-	limit: number,
-	total?: number,
-): NodeExecutionHint {
-	const item = items > 1 ? `Item ${itemIndex}: ` : '';
-	const matching = total === undefined ? 'more matching records' : `${total} matching records`;
-	return {
-		message: `${item}Get Many stopped at the Limit of ${limit} while the API has ${matching}. Turn on Return All, or raise the Limit, to get the rest.`,
-		type: 'info',
-		location: 'outputPane',
-	};
-}
-
-type NodeError = NodeApiError | NodeOperationError;
-
-/** What a check or a request threw; anything unforeseen is wrapped so that n8n can show it. */
-function nodeError(node: INode, caught: unknown, itemIndex: number): NodeError {
-	if (caught instanceof NodeApiError || caught instanceof NodeOperationError) return caught;
-	return new NodeOperationError(node, caught as Error, { itemIndex });
-}
-
-function errorItem(itemIndex: number, error: NodeError): INodeExecutionData {
-	return {
-		json: {
-			error: error.message,
-			details: {
-				description: error.description ?? null,
-				httpCode: error instanceof NodeApiError ? error.httpCode : null,
-			},
-		},
-		pairedItem: { item: itemIndex },
-	};
-}
-
 /**
- * Get Many for both lists. Every item's filters are checked before the first request, each item
- * then gets its records (paired to it), and a hint in the output says when the Limit cut a list
- * short. The hint depends on what the API answered, which declarative routing cannot report:
- * that is why the lists are custom operations.
+ * Get Many for both lists: every item's filters are checked before the first request, then each
+ * item gets its records, paired to it.
  */
 export async function getMany(
 	this: IExecuteFunctions,
 	path: string,
 	readQuery: ListQueryReader,
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const node = this.getNode();
-	const continueOnFail = this.continueOnFail();
-	const requests = items.map((_, itemIndex) => {
-		try {
-			return readRequest.call(this, readQuery, itemIndex);
-		} catch (caught) {
-			const error = nodeError(node, caught, itemIndex);
-			// Nothing has been requested yet: without Continue On Fail one bad item stops the run.
-			if (!continueOnFail) throw error;
-			return error;
-		}
-	});
-
-	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
-	const output: INodeExecutionData[] = [];
-	const hints: NodeExecutionHint[] = [];
-	for (const [itemIndex, request] of requests.entries()) {
-		if (request instanceof Error) {
-			output.push(errorItem(itemIndex, request));
-			continue;
-		}
-		const context: ApiErrorContext = {
-			operation: 'list',
-			itemIndex,
-			apiToken: credentials.apiToken,
-		};
-		let result: ListResult;
-		try {
-			result = await fetchRecords.call(this, path, credentials.baseUrl, request, context);
-		} catch (caught) {
-			const error = nodeError(node, caught, itemIndex);
-			if (!continueOnFail) throw error;
-			output.push(errorItem(itemIndex, error));
-			continue;
-		}
-		for (const record of result.records) {
-			output.push({ json: record, pairedItem: { item: itemIndex } });
-		}
-		if (result.more && request.limit !== Infinity) {
-			hints.push(limitHint(itemIndex, items.length, request.limit, result.total));
-		}
-	}
-	if (hints.length > 0) this.addExecutionHints(...hints);
-	return [output];
+	const operation: PerItemOperation<ListRequest> = {
+		read(itemIndex) {
+			const query = readQuery.call(this, itemIndex);
+			if (this.getNodeParameter('returnAll', itemIndex, false) as boolean) {
+				return { query, limit: Infinity };
+			}
+			const ref = { node: this.getNode(), itemIndex, field: 'limit', label: 'Limit' };
+			return { query, limit: positiveInteger(ref, this.getNodeParameter('limit', itemIndex, 50)) };
+		},
+		async run(request, itemIndex, credentials) {
+			return await fetchRecords.call(this, path, request, itemIndex, credentials);
+		},
+		hintSummary: '{count} items stopped at their Limit while the API has more matching records',
+	};
+	return await runPerItem.call(this, operation);
 }

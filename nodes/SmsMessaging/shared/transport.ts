@@ -5,7 +5,7 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from './routing';
+export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
 export interface RetryPolicy {
 	/** Attempts per request, the first included. */

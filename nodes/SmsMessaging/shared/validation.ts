@@ -73,6 +73,12 @@ export function phoneNumber(ref: FieldRef, value: unknown): string {
 	return digits;
 }
 
+/** A value of an options parameter, which an expression can set to anything. */
+export function oneOf(ref: FieldRef, value: unknown, allowed: string[]): string {
+	if (typeof value === 'string' && allowed.includes(value)) return value;
+	throw invalidField(ref, `must be one of ${allowed.join(', ')}, got ${show(value)}`);
+}
+
 export function positiveInteger(ref: FieldRef, value: unknown): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {

@@ -1,6 +1,13 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { senderIdFields } from './fields';
+import { runPerItem, type PerItemOperation } from '../../shared/perItem';
+import {
+	PENDING_SUMMARY,
+	readSenderIdBody,
+	senderIdFields,
+	senderIdRequest,
+	type SenderIdBody,
+} from './fields';
 
 export const senderIdCreateDescription: INodeProperties[] = [
 	{
@@ -13,3 +20,15 @@ export const senderIdCreateDescription: INodeProperties[] = [
 	},
 	...senderIdFields('create'),
 ];
+
+/** Sender ID → Create: registers one Sender ID per item; each starts PENDING. */
+export async function create(this: IExecuteFunctions) {
+	const operation: PerItemOperation<SenderIdBody> = {
+		read: readSenderIdBody,
+		async run(body, itemIndex, credentials) {
+			return await senderIdRequest.call(this, 'create', body, itemIndex, credentials);
+		},
+		hintSummary: PENDING_SUMMARY,
+	};
+	return await runPerItem.call(this, operation);
+}

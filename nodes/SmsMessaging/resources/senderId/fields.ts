@@ -1,7 +1,38 @@
-import type { INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+	type INodePropertyOptions,
+} from 'n8n-workflow';
 
-import { sendChecked } from '../../shared/routing';
-import { requiredText, senderIdName } from '../../shared/validation';
+import { unwrapData } from '../../shared/errors';
+import type { ApiCredentials, ItemResult } from '../../shared/perItem';
+import { DEFAULT_RETRY, requestWithRetry } from '../../shared/transport';
+import { oneOf, requiredText, senderIdName, type FieldRef } from '../../shared/validation';
+
+const PURPOSES: INodePropertyOptions[] = [
+	{
+		name: 'Notification',
+		value: 'NOTIFICATION',
+		description: 'Alerts and reminders, such as appointment reminders',
+	},
+	{
+		name: 'Promotional',
+		value: 'PROMOTIONAL',
+		description: 'Marketing messages and offers',
+	},
+	{
+		name: 'Transactional',
+		value: 'TRANSACTIONAL',
+		description: 'Messages a customer expects, such as one-time codes and order updates',
+	},
+];
+
+const ACCESS: INodePropertyOptions[] = [
+	{ name: 'Private', value: 'PRIVATE', description: 'Only your account' },
+	{ name: 'Public', value: 'PUBLIC', description: 'Visible to other users of the service' },
+];
 
 /** Name, purpose, access and sample: the body both create and update send. */
 export function senderIdFields(operation: 'create' | 'update'): INodeProperties[] {
@@ -17,7 +48,6 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			description:
 				'The sender name recipients see instead of a phone number: 1 to 11 characters, usually letters and digits',
 			displayOptions: { show },
-			routing: { send: { preSend: [sendChecked('name', 'name', 'Name', senderIdName)] } },
 		},
 		{
 			displayName: 'Purpose',
@@ -27,24 +57,7 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			default: 'TRANSACTIONAL',
 			description: 'What kind of messages this Sender ID will send',
 			displayOptions: { show },
-			options: [
-				{
-					name: 'Notification',
-					value: 'NOTIFICATION',
-					description: 'Alerts and reminders, such as appointment reminders',
-				},
-				{
-					name: 'Promotional',
-					value: 'PROMOTIONAL',
-					description: 'Marketing messages and offers',
-				},
-				{
-					name: 'Transactional',
-					value: 'TRANSACTIONAL',
-					description: 'Messages a customer expects, such as one-time codes and order updates',
-				},
-			],
-			routing: { send: { type: 'body', property: 'purpose' } },
+			options: PURPOSES,
 		},
 		{
 			displayName: 'Access',
@@ -54,15 +67,7 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			default: 'PRIVATE',
 			description: 'Who can see this Sender ID',
 			displayOptions: { show },
-			options: [
-				{ name: 'Private', value: 'PRIVATE', description: 'Only your account' },
-				{
-					name: 'Public',
-					value: 'PUBLIC',
-					description: 'Visible to other users of the service',
-				},
-			],
-			routing: { send: { type: 'body', property: 'access' } },
+			options: ACCESS,
 		},
 		{
 			displayName: 'Sample Message',
@@ -75,11 +80,94 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			description:
 				'An example of a message you will send with this Sender ID. The service reviews it before approving the Sender ID.',
 			displayOptions: { show },
-			routing: {
-				send: {
-					preSend: [sendChecked('sample', 'sample', 'Sample Message', requiredText)],
-				},
-			},
 		},
 	];
 }
+
+export interface SenderIdBody extends IDataObject {
+	name: string;
+	purpose: string;
+	access: string;
+	sample: string;
+}
+
+/** One item's name, purpose, access and sample, checked. */
+export function readSenderIdBody(this: IExecuteFunctions, itemIndex: number): SenderIdBody {
+	const ref = (field: string, label: string): FieldRef => ({
+		node: this.getNode(),
+		itemIndex,
+		field,
+		label,
+	});
+	const value = (name: string) => this.getNodeParameter(name, itemIndex, '') as unknown;
+	const values = (options: INodePropertyOptions[]) => options.map((option) => String(option.value));
+	return {
+		name: senderIdName(ref('name', 'Name'), value('name')),
+		purpose: oneOf(ref('purpose', 'Purpose'), value('purpose'), values(PURPOSES)),
+		access: oneOf(ref('access', 'Access'), value('access'), values(ACCESS)),
+		sample: requiredText(ref('sample', 'Sample Message'), value('sample')),
+	};
+}
+
+const UNKNOWN_OUTCOME = {
+	create:
+		'The Sender ID may have been registered. Check your Sender IDs with the service before running this item again, or it may be registered twice.',
+	update: 'The update may have been applied. Running it again sends the same values.',
+};
+
+/**
+ * Sends one item's create or update and gives the Sender ID the API answered with. A Sender ID
+ * that is PENDING cannot send yet, which the answer shows and the hint says.
+ */
+export async function senderIdRequest(
+	this: IExecuteFunctions,
+	operation: 'create' | 'update',
+	body: IDataObject,
+	itemIndex: number,
+	credentials: ApiCredentials,
+): Promise<ItemResult> {
+	const node = this.getNode();
+	const delivery = await requestWithRetry.call(
+		this,
+		{
+			method: operation === 'create' ? 'POST' : 'PUT',
+			baseURL: credentials.baseUrl,
+			url: '/sender-ids',
+			body,
+			json: true,
+		},
+		DEFAULT_RETRY,
+	);
+	if (delivery.outcome !== 'answered') {
+		const [message, description] =
+			delivery.outcome === 'notSent'
+				? [
+						`not sent: the API could not be reached after ${delivery.attempts} attempts: ${delivery.reason}`,
+						'Nothing reached the API; running it again is safe.',
+					]
+				: [
+						`the request failed after it may have reached the API: ${delivery.reason}`,
+						UNKNOWN_OUTCOME[operation],
+					];
+		throw new NodeOperationError(node, `Item ${itemIndex}: ${message}`, { itemIndex, description });
+	}
+	const data = unwrapData(node, delivery.response.statusCode, delivery.response.body, {
+		operation: `senderId:${operation}`,
+		itemIndex,
+		apiToken: credentials.apiToken,
+		senderId: body.senderId,
+	});
+	if (data.status !== 'PENDING') return { records: [data] };
+	const name = `${String(data.name ?? body.name)} (ID ${String(data.id)})`;
+	return {
+		records: [data],
+		hint: {
+			message: `Sender ID ${name} is PENDING: it cannot send SMS until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.`,
+			label: name,
+		},
+	};
+}
+
+/** Collapsed hint of several PENDING Sender IDs; `{count}` is their number. */
+export const PENDING_SUMMARY =
+	'{count} Sender IDs are PENDING: they cannot send SMS until approved';

@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { unwrapResponse } from '../../shared/routing';
-import { senderIdCreateDescription } from './create';
-import { senderIdUpdateDescription } from './update';
+import { create, senderIdCreateDescription } from './create';
+import { senderIdUpdateDescription, update } from './update';
 
 export const senderIdDescription: INodeProperties[] = [
 	{
@@ -18,20 +17,12 @@ export const senderIdDescription: INodeProperties[] = [
 				action: 'Register a sender ID',
 				description:
 					'Register a sender name for approval. It starts as PENDING and can send once approved (1 to 3 business weeks).',
-				routing: {
-					request: { method: 'POST', url: '/sender-ids' },
-					output: { postReceive: [unwrapResponse] },
-				},
 			},
 			{
 				name: 'Update',
 				value: 'update',
 				action: 'Update a sender ID',
 				description: 'Change the name, purpose, access or sample of a Sender ID',
-				routing: {
-					request: { method: 'PUT', url: '/sender-ids' },
-					output: { postReceive: [unwrapResponse] },
-				},
 			},
 		],
 		default: 'create',
@@ -39,3 +30,5 @@ export const senderIdDescription: INodeProperties[] = [
 	...senderIdCreateDescription,
 	...senderIdUpdateDescription,
 ];
+
+export { create, update };

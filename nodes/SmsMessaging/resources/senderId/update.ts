@@ -1,8 +1,14 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { sendChecked } from '../../shared/routing';
+import { runPerItem, type PerItemOperation } from '../../shared/perItem';
 import { positiveInteger } from '../../shared/validation';
-import { senderIdFields } from './fields';
+import {
+	PENDING_SUMMARY,
+	readSenderIdBody,
+	senderIdFields,
+	senderIdRequest,
+	type SenderIdBody,
+} from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };
 
@@ -23,9 +29,22 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 		default: 0,
 		description: 'The numeric ID of the Sender ID to update, as returned by Create',
 		displayOptions: { show: showOnlyForSenderIdUpdate },
-		routing: {
-			send: { preSend: [sendChecked('senderId', 'id', 'Sender ID', positiveInteger)] },
-		},
 	},
 	...senderIdFields('update'),
 ];
+
+/** Sender ID → Update: the API takes the Sender ID's number as body field `senderId`. */
+export async function update(this: IExecuteFunctions) {
+	const operation: PerItemOperation<SenderIdBody & { senderId: number }> = {
+		read(itemIndex) {
+			const ref = { node: this.getNode(), itemIndex, field: 'id', label: 'Sender ID' };
+			const senderId = positiveInteger(ref, this.getNodeParameter('id', itemIndex, 0));
+			return { senderId, ...readSenderIdBody.call(this, itemIndex) };
+		},
+		async run(body, itemIndex, credentials) {
+			return await senderIdRequest.call(this, 'update', body, itemIndex, credentials);
+		},
+		hintSummary: PENDING_SUMMARY,
+	};
+	return await runPerItem.call(this, operation);
+}

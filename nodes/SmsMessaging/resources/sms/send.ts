@@ -12,9 +12,13 @@ import {
 
 import { unwrapData } from '../../shared/errors';
 import { itemParameterReader } from '../../shared/itemParameters';
-import { CREDENTIAL_TYPE } from '../../shared/routing';
 import { estimateParts } from '../../shared/smsParts';
-import { DEFAULT_RETRY, requestWithRetry, type RetryPolicy } from '../../shared/transport';
+import {
+	CREDENTIAL_TYPE,
+	DEFAULT_RETRY,
+	requestWithRetry,
+	type RetryPolicy,
+} from '../../shared/transport';
 import { phoneNumber, requiredText, senderIdName, type FieldRef } from '../../shared/validation';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
