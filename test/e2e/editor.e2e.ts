@@ -5,7 +5,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { OWNER } from './lines';
-import { linearWorkflow, lines, N8n, smsNode } from './n8n-rest';
+import { codeNode, linearWorkflow, lines, N8n, smsNode } from './n8n-rest';
 
 const docs = path.resolve(__dirname, '../../docs');
 // The editor is checked on the newest line; the workflows run on every line in workflows.e2e.ts.
@@ -137,4 +137,58 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			}
 		},
 	);
+
+	/** Opens the node, runs it from its panel and gives the hints its output pane shows. */
+	async function runAndReadHints(workflow: ReturnType<typeof linearWorkflow>): Promise<string[]> {
+		const { id } = await n8n.createWorkflow(workflow);
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging' }).dblclick();
+		await page.locator('[data-test-id=ndv] [data-test-id=node-execute-button]').click();
+		const hint = page.locator('[data-test-id=ndv] [data-test-id=node-hint]');
+		await hint.first().waitFor({ timeout: 60_000 });
+		return (await hint.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+	}
+
+	test('after Get Many stopped at the Limit, the output pane says how many records the API has', async () => {
+		await n8n.simReset();
+		const hints = await runAndReadHints(
+			linearWorkflow(`Editor limit hint ${Date.now()}`, [
+				smsNode(credential, { resource: 'sms', operation: 'getAll', limit: 20 }),
+			]),
+		);
+		// n8n's editor adds its own guess whenever the output has as many items as `limit`; the
+		// node's hint is the one that knows, from the API's total, that more records exist.
+		expect(hints).toEqual([
+			expect.stringContaining(
+				'Get Many stopped at the Limit of 20 while the API has 250 matching records.',
+			),
+			expect.stringMatching(/^Limit of 20 items reached\. There may be more items/),
+		]);
+		await page
+			.locator('[data-test-id=ndv]')
+			.screenshot({ path: path.join(docs, 'editor-sms-get-many-hint.png') });
+	});
+
+	test('after Sender ID → Create, the output pane says which Sender IDs are PENDING, collapsed into one line', async () => {
+		await n8n.simReset();
+		const hints = await runAndReadHints(
+			linearWorkflow(`Editor pending hint ${Date.now()}`, [
+				codeNode("return [{ json: { brand: 'ALPHA' } }, { json: { brand: 'BETA' } }];"),
+				smsNode(credential, {
+					resource: 'senderId',
+					operation: 'create',
+					name: '={{ $json.brand }}',
+					purpose: 'TRANSACTIONAL',
+					access: 'PRIVATE',
+					sample: 'Your order has shipped.',
+				}),
+			]),
+		);
+		expect(hints).toEqual([
+			expect.stringContaining('2 Sender IDs are PENDING: they cannot send SMS until approved'),
+		]);
+		await page
+			.locator('[data-test-id=ndv]')
+			.screenshot({ path: path.join(docs, 'editor-sender-id-pending-hint.png') });
+	});
 });

@@ -121,6 +121,7 @@ export class N8n {
 									main: Array<Array<{ json: Record<string, unknown>; pairedItem?: unknown }>>;
 								};
 								error?: { message: string; description?: string };
+								hints?: Array<{ message: string; group?: { summary: string } }>;
 							}>
 						>;
 						error?: { message: string; description?: string };

@@ -168,6 +168,53 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect((await n8n.simRequests()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
 		});
 
+		test('Get Many with a Limit: the run carries the hint that the API has more records', async () => {
+			const { id } = await n8n.createWorkflow(
+				workflow('e2e limit hint', credential, { resource: 'sms', operation: 'getAll', limit: 20 }),
+			);
+			const run = await n8n.run(id);
+			expect(outputOf(run, 'SMS Messaging')).toHaveLength(20);
+			expect(run.resultData.runData['SMS Messaging'][0].hints?.map((h) => h.message)).toEqual([
+				'Get Many stopped at the Limit of 20 while the API has 250 matching records. Turn on Return All, or raise the Limit, to get the rest.',
+			]);
+		});
+
+		test('Sender ID → Create: a bad item stops the run before any request; a good run hints PENDING', async () => {
+			const parameters = {
+				resource: 'senderId',
+				operation: 'create',
+				name: '={{ $json.brand }}',
+				purpose: 'TRANSACTIONAL',
+				access: 'PRIVATE',
+				sample: 'Your order has shipped.',
+			};
+			const bad = await n8n.createWorkflow(
+				workflow('e2e sender bad', credential, parameters, {
+					rows: "return [{ json: { brand: 'GOOD' } }, { json: { brand: 'MUCH-TOO-LONG-NAME' } }];",
+				}),
+			);
+			const failed = await n8n.run(bad.id);
+			expect(failed.status).toBe('error');
+			expect(failed.resultData.runData['SMS Messaging'][0].error?.message).toBe(
+				'Item 1: Name (name) is 18 characters long; the API allows 1 to 11',
+			);
+			expect(await n8n.simRequests()).toEqual([]);
+
+			const good = await n8n.createWorkflow(
+				workflow('e2e sender good', credential, parameters, {
+					rows: "return [{ json: { brand: 'GOOD' } }];",
+				}),
+			);
+			const run = await n8n.run(good.id);
+			expect(outputOf(run, 'SMS Messaging')[0].json).toMatchObject({
+				name: 'GOOD',
+				status: 'PENDING',
+			});
+			expect(run.resultData.runData['SMS Messaging'][0].hints?.map((h) => h.message)).toEqual([
+				expect.stringMatching(/^Sender ID GOOD \(ID \d+\) is PENDING: it cannot send SMS/),
+			]);
+		});
+
 		test('Continue On Fail: the bad item is an error item, the others are sent', async () => {
 			const { id } = await n8n.createWorkflow(
 				workflow(
