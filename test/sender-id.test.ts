@@ -176,6 +176,21 @@ describe('Sender ID → Create', () => {
 		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['GOOD', 'FINE']);
 	});
 
+	test('a server that echoes the token in its error gets it redacted, with and without Continue On Fail', async () => {
+		for (const continueOnFail of [false, true]) {
+			ctx.sim.inject({ path: '/sender-ids', status: 400, echoAuth: true });
+			const result = await runWorkflow({
+				parameters: create(),
+				credentials: ctx.credentials,
+				continueOnFail,
+			});
+			const error = continueOnFail ? result.items[0].json.error : result.error?.message;
+			expect(error).toBe('Request with Bearer *** failed');
+			expect(result.serialized).toContain('Rejected credentials: Bearer ***');
+			expect(result.serialized).not.toContain(TOKEN);
+		}
+	});
+
 	test('403 says the account lacks permission', async () => {
 		ctx.sim.inject({ path: '/sender-ids', status: 403 });
 		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });

@@ -1,5 +1,5 @@
 import { runWorkflow } from './helpers/n8n';
-import { useSimulator } from './helpers/simulator';
+import { TOKEN, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 250 });
 
@@ -49,39 +49,53 @@ describe('SMS → Get Many: pagination', () => {
 		expect(queries()).toEqual([{ page: '1', records: '50' }]);
 	});
 
-	test('a Limit over 100 pages until it has that many', async () => {
+	test('a Limit over 100 asks every page at the same size and trims the last one', async () => {
+		// The API numbers pages by the size asked for: page 2 at 50 records would repeat 51–100.
 		const result = await runWorkflow({
 			parameters: getMany({ limit: 150 }),
 			credentials: ctx.credentials,
 		});
-		expect(result.items).toHaveLength(150);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
-			{ page: '2', records: '50' },
+			{ page: '2', records: '100' },
 		]);
+		const ids = result.items.map((item) => item.json.id);
+		expect(ids).toEqual(Array.from({ length: 150 }, (_, i) => 250 - i));
 	});
 
-	test('a server that never says last cannot make it loop', async () => {
+	test('a server that never says last stops at its totalElements', async () => {
+		ctx.sim.sms.splice(200); // two full pages
 		ctx.sim.inject({ path: '/sms', neverLast: true, count: Infinity });
 		const result = await runWorkflow({
 			parameters: getMany({ returnAll: true }),
 			credentials: ctx.credentials,
 		});
-		expect(result.items).toHaveLength(250);
-		expect(ctx.sim.requests).toHaveLength(3);
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(200);
+		expect(queries().map((q) => q.page)).toEqual(['1', '2']);
 	});
 
-	test('it stops at totalPages even when a page is full and last is not said', async () => {
-		const sim = ctx.sim;
-		sim.sms.splice(200); // 200 records: two full pages
-		sim.inject({ path: '/sms', neverLast: true, count: Infinity });
-		// neverLast reports a huge totalPages; the empty third page ends it.
+	test('a server that reports neither last nor a total stops at the first empty page', async () => {
+		ctx.sim.inject({ path: '/sms', neverLast: true, noTotal: true, count: Infinity });
 		const result = await runWorkflow({
 			parameters: getMany({ returnAll: true }),
 			credentials: ctx.credentials,
 		});
-		expect(result.items).toHaveLength(200);
-		expect(queries().map((q) => q.page)).toEqual(['1', '2', '3']);
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
+		// Page 3 is short but says it is not the last; page 4 is empty.
+		expect(queries().map((q) => q.page)).toEqual(['1', '2', '3', '4']);
+	});
+
+	test('a server that serves smaller pages than asked still gives every record once', async () => {
+		ctx.sim.inject({ path: '/sms', pageSize: 30, count: Infinity });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		const ids = result.items.map((item) => item.json.id);
+		expect(ids).toHaveLength(250);
+		expect(new Set(ids).size).toBe(250);
+		expect(queries()).toHaveLength(9);
+		expect(result.hints).toEqual([]);
 	});
 
 	test('stops on totalPages', async () => {
@@ -257,6 +271,26 @@ describe('SMS → Get Many: bad input and errors', () => {
 		);
 	});
 
+	test('a server that echoes the token in its error gets it redacted', async () => {
+		ctx.sim.inject({ path: '/sms', status: 400, echoAuth: true, skip: 1 });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 150 }),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toEqual([
+			{
+				json: {
+					error: 'Request with Bearer *** failed',
+					details: expect.objectContaining({ httpCode: '400' }),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
+		expect(result.serialized).toContain('Rejected credentials: Bearer ***');
+		expect(result.serialized).not.toContain(TOKEN);
+	});
+
 	test('403 on the userId filter says the account lacks permission', async () => {
 		ctx.sim.admin = false;
 		const result = await runWorkflow({
@@ -357,8 +391,19 @@ describe('SMS → Get Many: the hint when the Limit cut the list short', () => {
 			parameters: getMany({ limit }),
 			credentials: ctx.credentials,
 		});
-		expect(result.items).toHaveLength(250);
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
 		expect(result.hints).toEqual([]);
+	});
+
+	test('a server that serves smaller pages than asked gets the hint only once the Limit is reached', async () => {
+		ctx.sim.inject({ path: '/sms', pageSize: 30, count: Infinity });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 50 }),
+			credentials: ctx.credentials,
+		});
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(50);
+		expect(queries().map((q) => q.page)).toEqual(['1', '2']);
+		expect(result.hints).toEqual([hint(50, 250)]);
 	});
 
 	test('no hint with Return All, nor when a filter leaves fewer records than the Limit', async () => {

@@ -212,6 +212,7 @@ class Simulator {
 	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
+	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -805,7 +806,8 @@ class Simulator {
 		];
 	}
 
-	page(rows, page, size, fault) {
+	page(rows, page, asked, fault) {
+		const size = fault?.pageSize ?? asked;
 		const totalPages = Math.ceil(rows.length / size);
 		const content = rows.slice((page - 1) * size, page * size);
 		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };

@@ -30,7 +30,7 @@ const STATUS_HINTS: Record<number, string> = {
 	500: 'The API failed with an unexpected server error. Try again later.',
 };
 
-function redact(text: string, apiToken?: string): string {
+export function redact(text: string, apiToken?: string): string {
 	if (!apiToken) return text;
 	return text.split(apiToken).join('***');
 }
@@ -116,7 +116,7 @@ export function unexpectedBodyError(
 }
 
 /** The `data` object of a success wrapper, or undefined when the body is not one. */
-export function wrapperData(statusCode: number, body: unknown): JsonObject | undefined {
+function wrapperData(statusCode: number, body: unknown): JsonObject | undefined {
 	if (statusCode >= 400 || !body || typeof body !== 'object' || Array.isArray(body))
 		return undefined;
 	const { data } = body as JsonObject;

@@ -46,10 +46,13 @@ function limitHint(limit: number, total: number | undefined): ItemResult['hint']
 }
 
 /**
- * Fetches one item's records page by page. Requests the largest page (or a Limit-sized one when
- * smaller) and stops on `last`, an empty or short page, `totalPages`, or the Limit, whichever
- * comes first, so that a server that never says `last` cannot keep it going. When the Limit cut
- * the list short, the result carries a hint saying how many records the API has.
+ * Fetches one item's records page by page. Every page is asked at the same size, the largest
+ * (or the Limit when smaller), because the API numbers pages by the size asked for; the last page
+ * is trimmed to the Limit. It stops at whichever comes first: the API says `last`, the page number
+ * reaches `totalPages`, the records reach `totalElements`, a page is empty, a page is shorter than
+ * asked (unless the API says it is not the last), or the Limit. So a server that never says `last`
+ * cannot keep it going. When the Limit cut the list short, the result carries a hint saying how
+ * many records the API has.
  */
 async function fetchRecords(
 	this: IExecuteFunctions,
@@ -61,8 +64,8 @@ async function fetchRecords(
 	const node = this.getNode();
 	const context: ApiErrorContext = { operation: 'list', itemIndex, apiToken: credentials.apiToken };
 	const records: IDataObject[] = [];
+	const pageSize = Math.min(MAX_PAGE_SIZE, limit);
 	for (let page = 1; ; page++) {
-		const pageSize = Math.min(MAX_PAGE_SIZE, limit - records.length);
 		const delivery = await requestWithRetry.call(
 			this,
 			{
@@ -91,15 +94,19 @@ async function fetchRecords(
 		records.push(...content.slice(0, room));
 
 		const { last, totalPages, totalElements } = pageMetadata(data);
+		const total = typeof totalElements === 'number' ? totalElements : undefined;
 		const lastPage =
-			content.length < pageSize ||
+			content.length === 0 ||
 			last === true ||
-			(typeof totalPages === 'number' && page >= totalPages);
+			(typeof totalPages === 'number' && page >= totalPages) ||
+			(total !== undefined && records.length >= total) ||
+			(content.length < pageSize && last !== false);
 		if (lastPage || records.length >= limit) {
-			const total = typeof totalElements === 'number' ? totalElements : undefined;
+			// The hint is for a list the Limit cut short, not for one the API ended early.
 			const more =
-				total !== undefined ? total > records.length : content.length > room || !lastPage;
-			return { records, hint: more && limit !== Infinity ? limitHint(limit, total) : undefined };
+				records.length >= limit &&
+				(total !== undefined ? total > records.length : content.length > room || !lastPage);
+			return { records, hint: more ? limitHint(limit, total) : undefined };
 		}
 	}
 }

@@ -5,6 +5,8 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
+import { redact } from './errors';
+
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
 export interface RetryPolicy {
@@ -100,7 +102,9 @@ export async function requestWithRetry(
 				await sleep(backoffMs(policy, attempt));
 				continue;
 			}
-			const reason = (code && REASONS[code]) || error.message;
+			// The reason ends up in error messages, which must never carry the token.
+			const { apiToken } = await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE);
+			const reason = redact((code && REASONS[code]) || error.message, apiToken);
 			return { outcome: notSent ? 'notSent' : 'unknown', reason, code, attempts: attempt };
 		}
 
