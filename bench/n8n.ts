@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { lineEndpoints } from '../test/e2e/lines';
 import { codeNode, linearWorkflow, N8n, smsNode, type WorkflowNode } from '../test/e2e/n8n-rest';
 import { packageRoot } from '../test/helpers/package-root';
 
@@ -41,15 +42,7 @@ async function main() {
 		brokerPort: PORTS.broker,
 	});
 	try {
-		const n8n = new N8n({
-			line: LINE,
-			version: local.version(LINE),
-			n8nUrl: `http://127.0.0.1:${PORTS.n8n}`,
-			simulatorBaseUrl: urls.baseUrl,
-			simulatorSendBaseUrl: urls.sendBaseUrl,
-			simulatorToken: simulator.token,
-			n8nDir: local.paths(LINE).dir,
-		});
+		const n8n = new N8n(lineEndpoints(LINE, PORTS.n8n, { ...urls, token: simulator.token }));
 		await n8n.login();
 		const credential = await n8n.createCredential('Bench');
 		const node = await n8n.createWorkflow(

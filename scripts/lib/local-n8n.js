@@ -217,16 +217,7 @@ async function start(line, env, { port, inheritOutput }) {
  */
 async function ensureOwner(port) {
 	const url = `http://127.0.0.1:${port}/rest`;
-	const login = await fetch(`${url}/login`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			emailOrLdapLoginId: OWNER.email,
-			email: OWNER.email,
-			password: OWNER.password,
-		}),
-	});
-	if (login.ok) return;
+	if ((await login(`http://127.0.0.1:${port}`)).ok) return;
 	const setup = await fetch(`${url}/owner/setup`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
@@ -239,6 +230,19 @@ async function ensureOwner(port) {
 	});
 	if (!setup.ok)
 		throw new Error(`could not set up the n8n owner: ${setup.status} ${await setup.text()}`);
+}
+
+/** Logs the owner in to the n8n at `n8nUrl`; the answer carries the session cookie. */
+async function login(n8nUrl) {
+	return await fetch(`${n8nUrl}/rest/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			emailOrLdapLoginId: OWNER.email,
+			email: OWNER.email,
+			password: OWNER.password,
+		}),
+	});
 }
 
 /**
@@ -266,6 +270,7 @@ module.exports = {
 	EXAMPLE_CREDENTIAL,
 	paths,
 	launch,
+	login,
 	version,
 	log,
 };

@@ -5,7 +5,14 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { OWNER } from './lines';
-import { codeNode, linearWorkflow, lines, N8n, smsNode } from './n8n-rest';
+import {
+	codeNode,
+	CREATE_SENDER_ID_PER_BRAND,
+	linearWorkflow,
+	lines,
+	N8n,
+	smsNode,
+} from './n8n-rest';
 
 const docs = path.resolve(__dirname, '../../docs');
 // The editor is checked on the newest line; the workflows run on every line in workflows.e2e.ts.
@@ -174,14 +181,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		const hints = await runAndReadHints(
 			linearWorkflow(`Editor pending hint ${Date.now()}`, [
 				codeNode("return [{ json: { brand: 'ALPHA' } }, { json: { brand: 'BETA' } }];"),
-				smsNode(credential, {
-					resource: 'senderId',
-					operation: 'create',
-					name: '={{ $json.brand }}',
-					purpose: 'TRANSACTIONAL',
-					access: 'PRIVATE',
-					sample: 'Your order has shipped.',
-				}),
+				smsNode(credential, CREATE_SENDER_ID_PER_BRAND),
 			]),
 		);
 		expect(hints).toEqual([

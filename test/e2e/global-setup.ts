@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { E2E_LINES, portsFor, STATE_FILE, type LineEndpoints } from './lines';
+import { E2E_LINES, lineEndpoints, portsFor, STATE_FILE, type LineEndpoints } from './lines';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const local = require('../../scripts/lib/local-n8n');
@@ -70,15 +70,7 @@ async function startLines(running: Running[]) {
 				await new Promise((resolve) => n8n.child.once('exit', resolve));
 			},
 		});
-		endpoints.push({
-			line,
-			version: local.version(line),
-			n8nUrl: `http://127.0.0.1:${ports.n8n}`,
-			simulatorBaseUrl: urls.baseUrl,
-			simulatorSendBaseUrl: urls.sendBaseUrl,
-			simulatorToken: simulator.token,
-			n8nDir: local.paths(line).dir,
-		});
+		endpoints.push(lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token }));
 	}
 	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
 }

@@ -18,9 +18,34 @@ export interface LineEndpoints {
 	n8nDir: string;
 }
 
-export const OWNER: { email: string; password: string } =
+/** The scripts that install and start a local n8n (`npm start` uses them too). */
+export const localN8n: {
+	OWNER: { email: string; password: string };
+	login(n8nUrl: string): Promise<Response>;
+	version(line: string): string;
+	paths(line: string): { dir: string };
+} =
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	require(path.join(packageRoot(), 'scripts/lib/local-n8n')).OWNER;
+	require(path.join(packageRoot(), 'scripts/lib/local-n8n'));
+
+export const OWNER = localN8n.OWNER;
+
+/** Where a started line and its simulator answer. */
+export function lineEndpoints(
+	line: string,
+	n8nPort: number,
+	simulator: { baseUrl: string; sendBaseUrl: string; token: string },
+): LineEndpoints {
+	return {
+		line,
+		version: localN8n.version(line),
+		n8nUrl: `http://127.0.0.1:${n8nPort}`,
+		simulatorBaseUrl: simulator.baseUrl,
+		simulatorSendBaseUrl: simulator.sendBaseUrl,
+		simulatorToken: simulator.token,
+		n8nDir: localN8n.paths(line).dir,
+	};
+}
 
 /** Ports per line, away from `npm start`'s 5678/8787/8788. */
 export function portsFor(line: string) {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { OWNER, STATE_FILE, type LineEndpoints } from './lines';
+import { localN8n, STATE_FILE, type LineEndpoints } from './lines';
 
 export function lines(): LineEndpoints[] {
 	return JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
@@ -29,15 +29,7 @@ export class N8n {
 	}
 
 	async login() {
-		const response = await fetch(`${this.endpoints.n8nUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({
-				emailOrLdapLoginId: OWNER.email,
-				email: OWNER.email,
-				password: OWNER.password,
-			}),
-		});
+		const response = await localN8n.login(this.endpoints.n8nUrl);
 		if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
 		this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
 	}
@@ -212,6 +204,16 @@ export function smsNode(
 		...settings,
 	};
 }
+
+/** Sender ID → Create parameters registering one Sender ID named by each item's `brand`. */
+export const CREATE_SENDER_ID_PER_BRAND = {
+	resource: 'senderId',
+	operation: 'create',
+	name: '={{ $json.brand }}',
+	purpose: 'TRANSACTIONAL',
+	access: 'PRIVATE',
+	sample: 'Your order has shipped.',
+};
 
 /** The items a node put on its first output in a finished run. */
 export function outputOf(

@@ -1,6 +1,14 @@
 // End to end: the packed package installed in a real n8n, workflows run through n8n's REST API,
 // the API simulator checked for what it received. The same workflows for every n8n line.
-import { codeNode, linearWorkflow, lines, N8n, outputOf, smsNode } from './n8n-rest';
+import {
+	codeNode,
+	CREATE_SENDER_ID_PER_BRAND,
+	linearWorkflow,
+	lines,
+	N8n,
+	outputOf,
+	smsNode,
+} from './n8n-rest';
 
 const SMS = 'n8n-nodes-sms-messaging.smsMessaging';
 
@@ -180,14 +188,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		});
 
 		test('Sender ID → Create: a bad item stops the run before any request; a good run hints PENDING', async () => {
-			const parameters = {
-				resource: 'senderId',
-				operation: 'create',
-				name: '={{ $json.brand }}',
-				purpose: 'TRANSACTIONAL',
-				access: 'PRIVATE',
-				sample: 'Your order has shipped.',
-			};
+			const parameters = CREATE_SENDER_ID_PER_BRAND;
 			const bad = await n8n.createWorkflow(
 				workflow('e2e sender bad', credential, parameters, {
 					rows: "return [{ json: { brand: 'GOOD' } }, { json: { brand: 'MUCH-TOO-LONG-NAME' } }];",

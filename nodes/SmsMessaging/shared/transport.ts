@@ -41,6 +41,15 @@ export type Delivery =
 	| { outcome: 'answered'; response: FullResponse }
 	| { outcome: 'notSent' | 'unknown'; reason: string; code?: string; attempts: number };
 
+/** What happened to a request that got no answer, in the words its error message uses. */
+export function unansweredText(delivery: Exclude<Delivery, { outcome: 'answered' }>): string {
+	if (delivery.outcome === 'notSent') {
+		const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
+		return `the API could not be reached after ${attempts}: ${delivery.reason}`;
+	}
+	return `the request failed after it may have reached the API: ${delivery.reason}`;
+}
+
 /** Network errors that happen before any byte of the request reaches the server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 

@@ -1,13 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { runPerItem, type PerItemOperation } from '../../shared/perItem';
-import {
-	PENDING_SUMMARY,
-	readSenderIdBody,
-	senderIdFields,
-	senderIdRequest,
-	type SenderIdBody,
-} from './fields';
+import { readSenderIdBody, runSenderIdOperation, senderIdFields } from './fields';
 
 export const senderIdCreateDescription: INodeProperties[] = [
 	{
@@ -23,12 +16,5 @@ export const senderIdCreateDescription: INodeProperties[] = [
 
 /** Sender ID → Create: registers one Sender ID per item; each starts PENDING. */
 export async function create(this: IExecuteFunctions) {
-	const operation: PerItemOperation<SenderIdBody> = {
-		read: readSenderIdBody,
-		async run(body, itemIndex, credentials) {
-			return await senderIdRequest.call(this, 'create', body, itemIndex, credentials);
-		},
-		hintSummary: PENDING_SUMMARY,
-	};
-	return await runPerItem.call(this, operation);
+	return await runSenderIdOperation.call(this, 'create', readSenderIdBody);
 }

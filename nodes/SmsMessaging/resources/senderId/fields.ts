@@ -2,13 +2,19 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INodeExecutionData,
 	type INodeProperties,
 	type INodePropertyOptions,
 } from 'n8n-workflow';
 
 import { unwrapData } from '../../shared/errors';
-import type { ApiCredentials, ItemResult } from '../../shared/perItem';
-import { DEFAULT_RETRY, requestWithRetry } from '../../shared/transport';
+import {
+	runPerItem,
+	type ApiCredentials,
+	type ItemResult,
+	type PerItemOperation,
+} from '../../shared/perItem';
+import { DEFAULT_RETRY, requestWithRetry, unansweredText } from '../../shared/transport';
 import { oneOf, requiredText, senderIdName, type FieldRef } from '../../shared/validation';
 
 const PURPOSES: INodePropertyOptions[] = [
@@ -119,7 +125,7 @@ const UNKNOWN_OUTCOME = {
  * Sends one item's create or update and gives the Sender ID the API answered with. A Sender ID
  * that is PENDING cannot send yet, which the answer shows and the hint says.
  */
-export async function senderIdRequest(
+async function senderIdRequest(
 	this: IExecuteFunctions,
 	operation: 'create' | 'update',
 	body: IDataObject,
@@ -139,17 +145,17 @@ export async function senderIdRequest(
 		DEFAULT_RETRY,
 	);
 	if (delivery.outcome !== 'answered') {
-		const [message, description] =
-			delivery.outcome === 'notSent'
-				? [
-						`not sent: the API could not be reached after ${delivery.attempts} attempts: ${delivery.reason}`,
-						'Nothing reached the API; running it again is safe.',
-					]
-				: [
-						`the request failed after it may have reached the API: ${delivery.reason}`,
-						UNKNOWN_OUTCOME[operation],
-					];
-		throw new NodeOperationError(node, `Item ${itemIndex}: ${message}`, { itemIndex, description });
+		const notSent = delivery.outcome === 'notSent';
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex}: ${notSent ? 'not sent: ' : ''}${unansweredText(delivery)}`,
+			{
+				itemIndex,
+				description: notSent
+					? 'Nothing reached the API; running it again is safe.'
+					: UNKNOWN_OUTCOME[operation],
+			},
+		);
 	}
 	const data = unwrapData(node, delivery.response.statusCode, delivery.response.body, {
 		operation: `senderId:${operation}`,
@@ -168,6 +174,17 @@ export async function senderIdRequest(
 	};
 }
 
-/** Collapsed hint of several PENDING Sender IDs; `{count}` is their number. */
-export const PENDING_SUMMARY =
-	'{count} Sender IDs are PENDING: they cannot send SMS until approved';
+/** Runs Create or Update for every item, with `read` giving each item's checked body. */
+export async function runSenderIdOperation(
+	this: IExecuteFunctions,
+	operation: 'create' | 'update',
+	read: PerItemOperation<SenderIdBody>['read'],
+): Promise<INodeExecutionData[][]> {
+	return await runPerItem.call(this, {
+		read,
+		async run(body: SenderIdBody, itemIndex: number, credentials: ApiCredentials) {
+			return await senderIdRequest.call(this, operation, body, itemIndex, credentials);
+		},
+		hintSummary: '{count} Sender IDs are PENDING: they cannot send SMS until approved',
+	});
+}

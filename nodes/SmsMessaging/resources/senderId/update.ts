@@ -1,14 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { runPerItem, type PerItemOperation } from '../../shared/perItem';
 import { positiveInteger } from '../../shared/validation';
-import {
-	PENDING_SUMMARY,
-	readSenderIdBody,
-	senderIdFields,
-	senderIdRequest,
-	type SenderIdBody,
-} from './fields';
+import { readSenderIdBody, runSenderIdOperation, senderIdFields } from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };
 
@@ -35,16 +28,9 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 
 /** Sender ID → Update: the API takes the Sender ID's number as body field `senderId`. */
 export async function update(this: IExecuteFunctions) {
-	const operation: PerItemOperation<SenderIdBody & { senderId: number }> = {
-		read(itemIndex) {
-			const ref = { node: this.getNode(), itemIndex, field: 'id', label: 'Sender ID' };
-			const senderId = positiveInteger(ref, this.getNodeParameter('id', itemIndex, 0));
-			return { senderId, ...readSenderIdBody.call(this, itemIndex) };
-		},
-		async run(body, itemIndex, credentials) {
-			return await senderIdRequest.call(this, 'update', body, itemIndex, credentials);
-		},
-		hintSummary: PENDING_SUMMARY,
-	};
-	return await runPerItem.call(this, operation);
+	return await runSenderIdOperation.call(this, 'update', function (itemIndex) {
+		const ref = { node: this.getNode(), itemIndex, field: 'id', label: 'Sender ID' };
+		const senderId = positiveInteger(ref, this.getNodeParameter('id', itemIndex, 0));
+		return { senderId, ...readSenderIdBody.call(this, itemIndex) };
+	});
 }

@@ -17,9 +17,16 @@ import {
 	CREDENTIAL_TYPE,
 	DEFAULT_RETRY,
 	requestWithRetry,
+	unansweredText,
 	type RetryPolicy,
 } from '../../shared/transport';
-import { phoneNumber, requiredText, senderIdName, type FieldRef } from '../../shared/validation';
+import {
+	isSet,
+	phoneNumber,
+	requiredText,
+	senderIdName,
+	type FieldRef,
+} from '../../shared/validation';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
 
@@ -205,7 +212,7 @@ function readEnvelope(
 		number: phoneNumber(ref('number', 'Recipient Number'), read.number(itemIndex)),
 		message: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 	};
-	if (thirdPartyRef !== '' && thirdPartyRef !== undefined && thirdPartyRef !== null) {
+	if (isSet(thirdPartyRef)) {
 		envelope.thirdPartyRef = requiredText(ref('thirdPartyRef', 'Reference'), thirdPartyRef);
 	}
 	return {
@@ -287,10 +294,9 @@ async function sendBatch(
 	if (delivery.outcome !== 'answered') {
 		const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
 		if (delivery.outcome === 'notSent') {
-			const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
 			return {
 				status: 'failed',
-				message: `Not sent: the API could not be reached after ${attempts}: ${delivery.reason}`,
+				message: `Not sent: ${unansweredText(delivery)}`,
 				description: [code, 'Nothing reached the API, so these messages can be sent again.']
 					.filter(Boolean)
 					.join('\n'),
@@ -298,7 +304,7 @@ async function sendBatch(
 		}
 		return {
 			status: 'deliveryUnknown',
-			message: `Delivery unknown: the request failed after it may have reached the API: ${delivery.reason}`,
+			message: `Delivery unknown: ${unansweredText(delivery)}`,
 			description: [code, DELIVERY_UNKNOWN_HINT].filter(Boolean).join('\n'),
 		};
 	}
