@@ -234,6 +234,52 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 			'254712345670',
 		]);
 	});
+
+	test.each([
+		[
+			'batchSize',
+			'={{ 0 }}',
+			'Batch Size (options.batchSize) must be a whole number from 1 to 1000, got 0',
+		],
+		[
+			'batchSize',
+			'={{ "abc" }}',
+			'Batch Size (options.batchSize) must be a whole number from 1 to 1000, got "abc"',
+		],
+		[
+			'maxAttempts',
+			'={{ 11 }}',
+			'Max Attempts (options.maxAttempts) must be a whole number from 1 to 10, got 11',
+		],
+		[
+			'maxMessages',
+			'={{ -1 }}',
+			'Max Messages per Run (options.maxMessages) must be a whole number of 0 or more, got -1',
+		],
+		[
+			'timeout',
+			'={{ 0.5 }}',
+			'Timeout (options.timeout) must be a whole number of 1 or more, got 0.5',
+		],
+		['dryRun', '={{ "yes" }}', 'Dry Run (options.dryRun) must be true or false, got "yes"'],
+		[
+			'onRequestFailure',
+			'={{ "retry" }}',
+			'After a Failed Request (options.onRequestFailure) must be one of stop, continue, got "retry"',
+		],
+	])(
+		'an option %s set by an expression to %s is refused before anything is sent',
+		async (name, value, problem) => {
+			const result = await runWorkflow({
+				parameters: send({ options: { [name]: value } }),
+				items: customers(3),
+				credentials: ctx.credentials,
+				continueOnFail: true,
+			});
+			expect(result.error?.message).toBe(`Item 0: ${problem}`);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
 });
 
 describe('SMS → Send: API errors', () => {

@@ -79,12 +79,24 @@ export function oneOf(ref: FieldRef, value: unknown, allowed: string[]): string 
 	throw invalidField(ref, `must be one of ${allowed.join(', ')}, got ${show(value)}`);
 }
 
-export function positiveInteger(ref: FieldRef, value: unknown): number {
+/** A whole number from `min` to `max`; a number field set by an expression can be anything. */
+export function integerInRange(ref: FieldRef, value: unknown, min: number, max = Infinity): number {
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
-		throw invalidField(ref, `must be a whole number of 1 or more, got ${show(value)}`);
+	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+		const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
+		throw invalidField(ref, `must be a whole number ${range}, got ${show(value)}`);
 	}
 	return number;
+}
+
+export function positiveInteger(ref: FieldRef, value: unknown): number {
+	return integerInRange(ref, value, 1);
+}
+
+/** A switch set by an expression must still give true or false. */
+export function booleanValue(ref: FieldRef, value: unknown): boolean {
+	if (typeof value === 'boolean') return value;
+	throw invalidField(ref, `must be true or false, got ${show(value)}`);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -21,7 +21,10 @@ import {
 	type RetryPolicy,
 } from '../../shared/transport';
 import {
+	booleanValue,
+	integerInRange,
 	isSet,
+	oneOf,
 	phoneNumber,
 	requiredText,
 	senderIdName,
@@ -414,22 +417,46 @@ function dryRunItems(envelopes: Envelope[]): INodeExecutionData[] {
 }
 
 /**
- * SMS → Send. Declarative routing makes one request per item; this sends every item of the run
- * as envelopes of as few requests as the batch size allows, after checking all of them, and
- * accounts for every item whatever the API or the network does.
+ * The run's options, checked before anything is sent: set by an expression, a batch size of 0
+ * would never end and one of "abc" would send an empty request.
+ */
+function readOptions(this: IExecuteFunctions): SendOptions {
+	const given = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const ref = (field: keyof SendOptions, label: string): FieldRef => ({
+		node: this.getNode(),
+		itemIndex: 0,
+		field: `options.${field}`,
+		label,
+	});
+	const option = <T>(field: keyof SendOptions, fallback: T, check: (value: unknown) => T): T =>
+		isSet(given[field]) ? check(given[field]) : fallback;
+	return {
+		batchSize: option('batchSize', 100, (v) =>
+			integerInRange(ref('batchSize', 'Batch Size'), v, 1, 1000),
+		),
+		dryRun: option('dryRun', false, (v) => booleanValue(ref('dryRun', 'Dry Run'), v)),
+		maxAttempts: option('maxAttempts', DEFAULT_RETRY.maxAttempts, (v) =>
+			integerInRange(ref('maxAttempts', 'Max Attempts'), v, 1, 10),
+		),
+		maxMessages: option('maxMessages', 0, (v) =>
+			integerInRange(ref('maxMessages', 'Max Messages per Run'), v, 0),
+		),
+		onRequestFailure: option('onRequestFailure', 'stop', (v) =>
+			oneOf(ref('onRequestFailure', 'After a Failed Request'), v, ['stop', 'continue']),
+		) as SendOptions['onRequestFailure'],
+		timeout: option('timeout', 60_000, (v) => integerInRange(ref('timeout', 'Timeout'), v, 1)),
+	};
+}
+
+/**
+ * SMS → Send: every item of the run goes out as an envelope, in as few requests as the batch
+ * size allows, after all of them are checked; every item is accounted for whatever the API or the
+ * network does.
  */
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const node = this.getNode();
-	const options: SendOptions = {
-		batchSize: 100,
-		dryRun: false,
-		maxAttempts: DEFAULT_RETRY.maxAttempts,
-		maxMessages: 0,
-		onRequestFailure: 'stop',
-		timeout: 60_000,
-		...(this.getNodeParameter('options', 0, {}) as Partial<SendOptions>),
-	};
+	const options = readOptions.call(this);
 	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[] = new Array(items.length);
 	const errorItem = (itemIndex: number, error: string, details: IDataObject) => {
