@@ -113,7 +113,7 @@ export async function runPerItem<Request>(
 				message: `${item}${message}`,
 				type: 'info',
 				location: 'outputPane',
-				// n8n 2.x collapses hints that share a group; n8n 1.x lists them one by one.
+				// n8n 2.x's editor collapses the hints that share a group into its summary.
 				group: {
 					key: operation.hintSummary,
 					summary: operation.hintSummary,
