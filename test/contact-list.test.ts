@@ -37,7 +37,7 @@ describe('Contact → Get Many', () => {
 		]);
 	});
 
-	test('Limit stops at that many records, and the output pane says how many more there are', async () => {
+	test('Limit stops at that many records, reading pages of 100', async () => {
 		const result = await runWorkflow({
 			parameters: getMany({ limit: 120 }),
 			credentials: ctx.credentials,
@@ -47,25 +47,16 @@ describe('Contact → Get Many', () => {
 			{ page: '1', records: '100' },
 			{ page: '2', records: '100' },
 		]);
-		expect(result.hints).toEqual([
-			{
-				message:
-					'Get Many stopped at the Limit of 120 while the API has 230 matching records. Turn on Return All, or raise the Limit, to get the rest.',
-				type: 'info',
-				location: 'outputPane',
-				group: expect.objectContaining({ label: 'Limit 120, 230 matching records' }),
-			},
-		]);
 	});
 
-	test('no hint when the Limit covers every matching contact', async () => {
+	test('a search with fewer matches than the Limit reads one page', async () => {
 		const result = await runWorkflow({
 			parameters: getMany({ limit: 50, filters: { query: 'grace' } }),
 			credentials: ctx.credentials,
 		});
 		expect(result.items.length).toBeGreaterThan(0);
 		expect(result.items.length).toBeLessThan(50);
-		expect(result.hints).toEqual([]);
+		expect(queries()).toEqual([{ page: '1', records: '50', query: 'grace' }]);
 	});
 
 	test('search and user filters are sent, and sort never is', async () => {

@@ -1,8 +1,8 @@
 import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 
-import { contactDescription, getAll as getManyContacts } from './resources/contact';
-import { create, senderIdDescription, update } from './resources/senderId';
-import { getAll as getManySms, send, smsDescription } from './resources/sms';
+import { contactDescription } from './resources/contact';
+import { senderIdDescription } from './resources/senderId';
+import { send, smsDescription } from './resources/sms';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -19,6 +19,25 @@ export class SmsMessaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
+		// Every operation but Send runs on n8n's routing, from these defaults and the routing of
+		// its fields; the credential adds the header each endpoint authenticates with.
+		requestDefaults: {
+			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			headers: { Accept: 'application/json' },
+			json: true,
+			// The answer of every status is read by the operations' postReceive (shared/routing.ts).
+			ignoreHttpStatusErrors: true,
+		},
+		hints: [
+			{
+				message:
+					'A Sender ID whose status is PENDING cannot send SMS until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.',
+				type: 'info',
+				location: 'outputPane',
+				whenToDisplay: 'afterExecution',
+				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
+			},
+		],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -38,14 +57,10 @@ export class SmsMessaging implements INodeType {
 		],
 	};
 
-	// Every operation is a custom operation, because declarative routing can express none of what
-	// users need here: Send batches items into envelopes; every operation checks all items before
-	// the first request (routing starts each item's request in turn, so a bad item k would not stop
-	// items before it); and hints that depend on the answer (a PENDING Sender ID, a list cut short
-	// by the Limit) need an execute context.
+	// Declarative where routing fits: Sender ID and both lists run on n8n's routing. Send is the one
+	// custom operation, because routing makes one request per item while Send puts many items'
+	// envelopes into one request.
 	customOperations = {
-		senderId: { create, update },
-		sms: { send, getAll: getManySms },
-		contact: { getAll: getManyContacts },
+		sms: { send },
 	};
 }

@@ -1,5 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { checkedRouting, getManyPages } from './routing';
+import { positiveInteger } from './validation';
+
 type ShowFor = { resource: string[]; operation: string[] };
 
 /** Return All and Limit for a Get Many operation; both lists page the same way. */
@@ -12,6 +15,8 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 			displayOptions: { show: showFor },
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
+			// Pages are read with and without Return All: a Limit over 100 takes several pages.
+			routing: { send: { paginate: true }, operations: { pagination: getManyPages } },
 		},
 		{
 			displayName: 'Limit',
@@ -21,6 +26,10 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 			typeOptions: { minValue: 1 },
 			default: 50,
 			description: 'Max number of results to return',
+			routing: {
+				...checkedRouting({ parameter: 'limit', label: 'Limit', check: positiveInteger }),
+				output: { maxResults: '={{ $value }}' },
+			},
 		},
 	];
 }

@@ -1,4 +1,4 @@
-import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
 
 import { isSet } from './validation';
 
@@ -126,20 +126,43 @@ function wrapperData(statusCode: number, body: unknown): JsonObject | undefined 
 }
 
 /**
- * Checks an API answer and returns its `data` object; throws the mapped error otherwise.
+ * Reads an API answer: its `data` object, or the error the user sees when it is not a success
+ * wrapper (an error status, or a 2xx that is not the documented JSON).
  */
+export function readAnswer(
+	node: INode,
+	statusCode: number,
+	body: unknown,
+	context: ApiErrorContext,
+): { data: JsonObject } | { error: NodeApiError } {
+	const data = wrapperData(statusCode, body);
+	if (data) return { data };
+	if (statusCode >= 400) return { error: apiError(node, statusCode, body, context) };
+	const what =
+		!body || typeof body !== 'object' || Array.isArray(body)
+			? 'it is not a JSON object'
+			: 'it has no "data" object';
+	return { error: unexpectedBodyError(node, statusCode, what, context) };
+}
+
+/** Checks an API answer and returns its `data` object; throws the mapped error otherwise. */
 export function unwrapData(
 	node: INode,
 	statusCode: number,
 	body: unknown,
 	context: ApiErrorContext,
 ): JsonObject {
-	const data = wrapperData(statusCode, body);
-	if (data) return data;
-	if (statusCode >= 400) throw apiError(node, statusCode, body, context);
-	const what =
-		!body || typeof body !== 'object' || Array.isArray(body)
-			? 'it is not a JSON object'
-			: 'it has no "data" object';
-	throw unexpectedBodyError(node, statusCode, what, context);
+	const read = readAnswer(node, statusCode, body, context);
+	if ('error' in read) throw read.error;
+	return read.data;
+}
+
+/** What a node's code caught, as the error n8n shows: n8n's own errors pass unchanged. */
+export function nodeError(
+	node: INode,
+	caught: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (caught instanceof NodeApiError || caught instanceof NodeOperationError) return caught;
+	return new NodeOperationError(node, caught as Error, { itemIndex });
 }

@@ -1,11 +1,14 @@
 import {
+	NodeOperationError,
 	sleep,
+	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type NodeApiError,
 } from 'n8n-workflow';
 
 import { redact } from './errors';
+import { booleanValue, integerInRange, isSet } from './validation';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
@@ -37,12 +40,17 @@ interface FullResponse {
  * How a request ended: with an answer, or without one, either `notSent` when it provably never
  * reached the server (so sending again is safe) or `unknown` when the server may have processed it.
  */
-export type Delivery =
-	| { outcome: 'answered'; response: FullResponse }
-	| { outcome: 'notSent' | 'unknown'; reason: string; code?: string; attempts: number };
+export type Unanswered = {
+	outcome: 'notSent' | 'unknown';
+	reason: string;
+	code?: string;
+	attempts: number;
+};
+
+export type Delivery = { outcome: 'answered'; response: FullResponse } | Unanswered;
 
 /** What happened to a request that got no answer, in the words its error message uses. */
-export function unansweredText(delivery: Exclude<Delivery, { outcome: 'answered' }>): string {
+export function unansweredText(delivery: Unanswered): string {
 	if (delivery.outcome === 'notSent') {
 		const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
 		return `the API could not be reached after ${attempts}: ${delivery.reason}`;
@@ -85,6 +93,40 @@ function backoffMs(policy: RetryPolicy, attempt: number): number {
 }
 
 /**
+ * How long to wait before attempt `attempt + 1` after an answer with this status, or undefined
+ * when it is not retried. Only 429 and 503 prove that the request was not processed.
+ */
+export function answerRetryDelay(
+	policy: RetryPolicy,
+	attempt: number,
+	statusCode: number,
+	retryAfter: unknown,
+): number | undefined {
+	if ((statusCode !== 429 && statusCode !== 503) || attempt >= policy.maxAttempts) return undefined;
+	const asked = retryAfterMs(retryAfter);
+	if (asked !== undefined && asked > policy.maxRetryAfterMs) return undefined;
+	return asked ?? backoffMs(policy, attempt);
+}
+
+/**
+ * A request that got no answer: how long to wait before trying again (only when it provably never
+ * reached the server), or what happened to it, with the token removed from the reason.
+ */
+export function networkFailure(
+	error: NodeApiError,
+	policy: RetryPolicy,
+	attempt: number,
+	apiToken: string | undefined,
+): { retryInMs: number } | Unanswered {
+	const code = errorCode(error);
+	const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+	if (notSent && attempt < policy.maxAttempts) return { retryInMs: backoffMs(policy, attempt) };
+	// The reason ends up in error messages, which must never carry the token.
+	const reason = redact((code && REASONS[code]) || error.message, apiToken);
+	return { outcome: notSent ? 'notSent' : 'unknown', reason, code, attempts: attempt };
+}
+
+/**
  * Sends one request, retrying only answers that prove it was not processed: 429 and 503, and a
  * connection that was refused or never resolved. A timeout, a reset connection or any other
  * failure after the request may have reached the server is never retried; it ends with outcome
@@ -104,29 +146,99 @@ export async function requestWithRetry(
 				ignoreHttpStatusErrors: true,
 			})) as FullResponse;
 		} catch (caught) {
-			const error = caught as NodeApiError;
-			const code = errorCode(error);
-			const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-			if (notSent && attempt < policy.maxAttempts) {
-				await sleep(backoffMs(policy, attempt));
+			const { apiToken } = await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE);
+			const failure = networkFailure(caught as NodeApiError, policy, attempt, apiToken);
+			if ('retryInMs' in failure) {
+				await sleep(failure.retryInMs);
 				continue;
 			}
-			// The reason ends up in error messages, which must never carry the token.
-			const { apiToken } = await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE);
-			const reason = redact((code && REASONS[code]) || error.message, apiToken);
-			return { outcome: notSent ? 'notSent' : 'unknown', reason, code, attempts: attempt };
+			return failure;
 		}
-
-		if (
-			(response.statusCode === 429 || response.statusCode === 503) &&
-			attempt < policy.maxAttempts
-		) {
-			const asked = retryAfterMs(response.headers['retry-after']);
-			if (asked !== undefined && asked > policy.maxRetryAfterMs)
-				return { outcome: 'answered', response };
-			await sleep(asked ?? backoffMs(policy, attempt));
-			continue;
-		}
-		return { outcome: 'answered', response };
+		const wait = answerRetryDelay(
+			policy,
+			attempt,
+			response.statusCode,
+			response.headers['retry-after'],
+		);
+		if (wait === undefined) return { outcome: 'answered', response };
+		await sleep(wait);
 	}
+}
+
+/** n8n's Request Options (the node's Settings) as they apply to Send's requests. */
+export interface RequestSettings {
+	request: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
+	/** Batching: the most envelopes one request carries (Infinity without Batching). */
+	itemsPerBatch: number;
+	/** Batching: milliseconds between two requests. */
+	batchInterval: number;
+}
+
+/**
+ * Reads the Request Options n8n adds to the Settings of a node that has no `execute` (Batching,
+ * Ignore SSL Issues, Proxy, Timeout). n8n's routing applies them to routed operations; a custom
+ * operation must apply them itself, or the user's proxy and timeout are silently ignored.
+ */
+export function requestSettings(this: IExecuteFunctions): RequestSettings {
+	const given = this.getNodeParameter('requestOptions', 0, {}) as IDataObject;
+	const node = this.getNode();
+	const ref = (field: string, label: string) => ({
+		node,
+		itemIndex: 0,
+		field: `requestOptions.${field}`,
+		label,
+	});
+	const request: RequestSettings['request'] = {};
+	if (isSet(given.proxy)) {
+		let proxy: URL;
+		try {
+			proxy = new URL(String(given.proxy));
+		} catch {
+			throw new NodeOperationError(
+				node,
+				`Proxy (requestOptions.proxy) is not a URL: ${JSON.stringify(given.proxy)}`,
+				{
+					description:
+						'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
+				},
+			);
+		}
+		request.proxy = {
+			host: proxy.hostname,
+			port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
+			protocol: proxy.protocol.replace(/:$/, ''),
+			...(proxy.username
+				? {
+						auth: {
+							username: decodeURIComponent(proxy.username),
+							password: decodeURIComponent(proxy.password),
+						},
+					}
+				: {}),
+		};
+	}
+	if (isSet(given.allowUnauthorizedCerts)) {
+		const label = 'Ignore SSL Issues (Insecure)';
+		if (booleanValue(ref('allowUnauthorizedCerts', label), given.allowUnauthorizedCerts)) {
+			request.skipSslCertificateValidation = true;
+		}
+	}
+	if (isSet(given.timeout))
+		request.timeout = integerInRange(ref('timeout', 'Timeout'), given.timeout, 1);
+	const batch = ((given.batching as IDataObject | undefined)?.batch ?? {}) as IDataObject;
+	const size = isSet(batch.batchSize)
+		? integerInRange(ref('batching.batch.batchSize', 'Items per Batch'), batch.batchSize, -1)
+		: -1;
+	return {
+		request,
+		// As the field says: -1 turns the split off, and 0 counts as 1.
+		itemsPerBatch: size < 0 ? Infinity : Math.max(1, size),
+		batchInterval: isSet(batch.batchInterval)
+			? integerInRange(
+					ref('batching.batch.batchInterval', 'Batch Interval (ms)'),
+					batch.batchInterval,
+					0,
+				)
+			: 0,
+	};
 }

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { contactGetManyDescription, getAll } from './getAll';
+import { apiAnswer } from '../../shared/routing';
+import { contactGetManyDescription } from './getAll';
 
 export const contactDescription: INodeProperties[] = [
 	{
@@ -16,11 +17,14 @@ export const contactDescription: INodeProperties[] = [
 				action: 'Get many contacts',
 				description:
 					'List contacts, newest first, optionally matching a search. Soft-deleted contacts are included with "deletedAt" set.',
+				// The contact list accepts no `sort` parameter (spec 4.5): nothing here sends one.
+				routing: {
+					request: { method: 'GET', url: '/contacts' },
+					output: { postReceive: [apiAnswer('list')] },
+				},
 			},
 		],
 		default: 'getAll',
 	},
 	...contactGetManyDescription,
 ];
-
-export { getAll };

@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { readSenderIdBody, runSenderIdOperation, senderIdFields } from './fields';
+import { senderIdFields } from './fields';
 
 export const senderIdCreateDescription: INodeProperties[] = [
 	{
@@ -13,8 +13,3 @@ export const senderIdCreateDescription: INodeProperties[] = [
 	},
 	...senderIdFields('create'),
 ];
-
-/** Sender ID → Create: registers one Sender ID per item; each starts PENDING. */
-export async function create(this: IExecuteFunctions) {
-	return await runSenderIdOperation.call(this, 'create', readSenderIdBody);
-}

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { create, senderIdCreateDescription } from './create';
-import { senderIdUpdateDescription, update } from './update';
+import { apiAnswer, senderIdRequest } from '../../shared/routing';
+import { senderIdCreateDescription } from './create';
+import { senderIdUpdateDescription } from './update';
 
 export const senderIdDescription: INodeProperties[] = [
 	{
@@ -17,12 +18,25 @@ export const senderIdDescription: INodeProperties[] = [
 				action: 'Register a sender ID',
 				description:
 					'Register a sender name for approval. It starts as PENDING and can send once approved (1 to 3 business weeks).',
+				routing: {
+					request: { method: 'POST', url: '/sender-ids' },
+					// Routing's hook around the request, here for its retries (one request per item).
+					send: { paginate: true },
+					operations: { pagination: senderIdRequest('create') },
+					output: { postReceive: [apiAnswer('senderId:create')] },
+				},
 			},
 			{
 				name: 'Update',
 				value: 'update',
 				action: 'Update a sender ID',
 				description: 'Change the name, purpose, access or sample of a Sender ID',
+				routing: {
+					request: { method: 'PUT', url: '/sender-ids' },
+					send: { paginate: true },
+					operations: { pagination: senderIdRequest('update') },
+					output: { postReceive: [apiAnswer('senderId:update')] },
+				},
 			},
 		],
 		default: 'create',
@@ -30,5 +44,3 @@ export const senderIdDescription: INodeProperties[] = [
 	...senderIdCreateDescription,
 	...senderIdUpdateDescription,
 ];
-
-export { create, update };

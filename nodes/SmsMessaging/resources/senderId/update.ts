@@ -1,7 +1,8 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
+import { checkedRouting } from '../../shared/routing';
 import { positiveInteger } from '../../shared/validation';
-import { readSenderIdBody, runSenderIdOperation, senderIdFields } from './fields';
+import { senderIdFields } from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };
 
@@ -22,15 +23,13 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 		default: 0,
 		description: 'The numeric ID of the Sender ID to update, as returned by Create',
 		displayOptions: { show: showOnlyForSenderIdUpdate },
+		// The API takes the Sender ID's number as body field `senderId`.
+		routing: checkedRouting({
+			parameter: 'id',
+			label: 'Sender ID',
+			check: positiveInteger,
+			send: { type: 'body', property: 'senderId' },
+		}),
 	},
 	...senderIdFields('update'),
 ];
-
-/** Sender ID → Update: the API takes the Sender ID's number as body field `senderId`. */
-export async function update(this: IExecuteFunctions) {
-	return await runSenderIdOperation.call(this, 'update', function (itemIndex) {
-		const ref = { node: this.getNode(), itemIndex, field: 'id', label: 'Sender ID' };
-		const senderId = positiveInteger(ref, this.getNodeParameter('id', itemIndex, 0));
-		return { senderId, ...readSenderIdBody.call(this, itemIndex) };
-	});
-}

@@ -1,10 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { listControls } from '../../shared/descriptions';
-import { getMany } from '../../shared/list';
-import { apiDate, isSet, positiveInteger, uuid, type FieldRef } from '../../shared/validation';
+import { checkedRouting } from '../../shared/routing';
+import { apiDate, oneOf, positiveInteger, uuid } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
+
+const SMS_STATUSES = ['DELIVERED', 'FAILED', 'PENDING', 'SENT'];
 
 export const smsGetManyDescription: INodeProperties[] = [
 	...listControls(showOnlyForSmsGetMany),
@@ -23,6 +30,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. 3f2b8c1e-9d4a-4b7e-8f21-5c6d7e8f9a0b',
 				description: 'Only messages of this campaign (a UUID)',
+				routing: checkedRouting({
+					parameter: 'filters.campaignId',
+					label: 'Campaign ID',
+					check: uuid,
+					send: { type: 'query', property: 'campaign-id' },
+					optional: true,
+				}),
 			},
 			{
 				displayName: 'Search',
@@ -31,6 +45,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. order 1234',
 				description: 'Text to look for in the message content and the recipient number',
+				routing: checkedRouting({
+					parameter: 'filters.query',
+					label: 'Search',
+					check: (_ref, value) => value,
+					send: { type: 'query', property: 'query' },
+					optional: true,
+				}),
 			},
 			{
 				displayName: 'Sent After',
@@ -39,6 +60,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				description:
 					'Only messages sent after this date. Only the date counts; the time of day is ignored.',
+				routing: checkedRouting({
+					parameter: 'filters.startDate',
+					label: 'Sent After',
+					check: apiDate,
+					send: { type: 'query', property: 'start-date' },
+					optional: true,
+				}),
 			},
 			{
 				displayName: 'Sent Before',
@@ -47,6 +75,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: '',
 				description:
 					'Only messages sent before this date. Only the date counts; the time of day is ignored.',
+				routing: checkedRouting({
+					parameter: 'filters.endDate',
+					label: 'Sent Before',
+					check: apiDate,
+					send: { type: 'query', property: 'end-date' },
+					optional: true,
+				}),
 			},
 			{
 				displayName: 'Status',
@@ -54,6 +89,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				type: 'options',
 				default: 'DELIVERED',
 				description: 'Only messages in this delivery state',
+				routing: checkedRouting({
+					parameter: 'filters.status',
+					label: 'Status',
+					check: (ref, value) => oneOf(ref, value, SMS_STATUSES),
+					send: { type: 'query', property: 'status' },
+					optional: true,
+				}),
 				options: [
 					{ name: 'Delivered', value: 'DELIVERED', description: "Reached the recipient's phone" },
 					{ name: 'Failed', value: 'FAILED', description: 'Could not be delivered' },
@@ -72,6 +114,13 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: 1,
 				description:
 					'Only messages of this user. Admin accounts only: other accounts get a permission error (403).',
+				routing: checkedRouting({
+					parameter: 'filters.userId',
+					label: 'User ID',
+					check: positiveInteger,
+					send: { type: 'query', property: 'userId' },
+					optional: true,
+				}),
 			},
 		],
 	},
@@ -90,6 +139,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 				default: 'id',
 				description:
 					'Field to order the messages by. Without it the API orders by ID, newest first.',
+				routing: { send: { preSend: [sortQuery] } },
 				options: [
 					{ name: 'ID', value: 'id' },
 					{ name: 'Sent At', value: 'sentAt' },
@@ -101,6 +151,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 				name: 'sortDirection',
 				type: 'options',
 				default: 'desc',
+				routing: { send: { preSend: [sortQuery] } },
 				options: [
 					{ name: 'Ascending', value: 'asc' },
 					{ name: 'Descending', value: 'desc' },
@@ -110,47 +161,10 @@ export const smsGetManyDescription: INodeProperties[] = [
 	},
 ];
 
-interface SmsFilters {
-	campaignId?: unknown;
-	query?: string;
-	startDate?: unknown;
-	endDate?: unknown;
-	status?: string;
-	userId?: unknown;
-}
-
-/** One item's filters and sort as the API's query parameters, checked. */
-function smsQuery(this: IExecuteFunctions, itemIndex: number): IDataObject {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as SmsFilters;
-	const { sortField, sortDirection } = this.getNodeParameter('options', itemIndex, {}) as {
-		sortField?: string;
-		sortDirection?: string;
-	};
-	const ref = (field: keyof SmsFilters, label: string): FieldRef => ({
-		node: this.getNode(),
-		itemIndex,
-		field: `filters.${field}`,
-		label,
-	});
-	const query: IDataObject = {};
-	if (isSet(filters.status)) query.status = filters.status;
-	if (isSet(filters.startDate))
-		query['start-date'] = apiDate(ref('startDate', 'Sent After'), filters.startDate);
-	if (isSet(filters.endDate))
-		query['end-date'] = apiDate(ref('endDate', 'Sent Before'), filters.endDate);
-	if (isSet(filters.campaignId))
-		query['campaign-id'] = uuid(ref('campaignId', 'Campaign ID'), filters.campaignId);
-	if (isSet(filters.query)) query.query = filters.query;
-	if (isSet(filters.userId))
-		query.userId = positiveInteger(ref('userId', 'User ID'), filters.userId);
-	// The API takes the sort as one `field,direction` value.
-	if (sortField !== undefined || sortDirection !== undefined) {
-		query.sort = `${sortField ?? 'id'},${sortDirection ?? 'desc'}`;
-	}
-	return query;
-}
-
-/** SMS → Get Many: the sent messages, filtered and sorted, page after page. */
-export async function getAll(this: IExecuteFunctions) {
-	return await getMany.call(this, '/sms', smsQuery);
+/** preSend of both sort options: the API takes the sort as one `field,direction` value. */
+async function sortQuery(this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+	const { sortField, sortDirection } = this.getNodeParameter('options', {}) as IDataObject;
+	(requestOptions.qs as IDataObject).sort =
+		`${String(sortField ?? 'id')},${String(sortDirection ?? 'desc')}`;
+	return requestOptions;
 }

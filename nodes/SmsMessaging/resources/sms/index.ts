@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { getAll, smsGetManyDescription } from './getAll';
+import { apiAnswer } from '../../shared/routing';
+import { smsGetManyDescription } from './getAll';
 import { send, smsSendDescription } from './send';
 
 export const smsDescription: INodeProperties[] = [
@@ -17,6 +18,10 @@ export const smsDescription: INodeProperties[] = [
 				action: 'Get many SMS messages',
 				description:
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
+				routing: {
+					request: { method: 'GET', url: '/sms' },
+					output: { postReceive: [apiAnswer('list')] },
+				},
 			},
 			{
 				name: 'Send',
@@ -32,4 +37,4 @@ export const smsDescription: INodeProperties[] = [
 	...smsGetManyDescription,
 ];
 
-export { getAll, send };
+export { send };

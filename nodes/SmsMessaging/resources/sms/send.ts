@@ -1,6 +1,7 @@
 import {
 	NodeApiError,
 	NodeOperationError,
+	sleep,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
@@ -16,8 +17,10 @@ import { estimateParts } from '../../shared/smsParts';
 import {
 	CREDENTIAL_TYPE,
 	DEFAULT_RETRY,
+	requestSettings,
 	requestWithRetry,
 	unansweredText,
+	type RequestSettings,
 	type RetryPolicy,
 } from '../../shared/transport';
 import {
@@ -156,7 +159,7 @@ export const smsSendDescription: INodeProperties[] = [
 				default: 60000,
 				typeOptions: { minValue: 1 },
 				description:
-					'Milliseconds to wait for the API to answer a send request. Messages of a request that times out are reported as delivery unknown and are never re-sent automatically.',
+					"Milliseconds to wait for the API to answer a send request; when not added, the Timeout of the node's Settings → Request Options applies, or 60000. Messages of a request that times out are reported as delivery unknown and are never re-sent automatically.",
 			},
 		],
 	},
@@ -175,7 +178,7 @@ interface SendOptions {
 	maxAttempts: number;
 	maxMessages: number;
 	onRequestFailure: 'stop' | 'continue';
-	timeout: number;
+	timeout?: number;
 }
 
 /** What happened to the items of one request. */
@@ -278,6 +281,7 @@ async function sendBatch(
 	batch: Envelope[],
 	credentials: { sendBaseUrl: string; apiToken: string },
 	options: SendOptions,
+	settings: RequestSettings,
 ): Promise<Outcome> {
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
@@ -290,7 +294,9 @@ async function sendBatch(
 			url: '/outgoings/send',
 			body: { senderId: batch[0].senderId, envelopes: batch.map(({ envelope }) => envelope) },
 			json: true,
-			timeout: options.timeout,
+			...settings.request,
+			// Send's own Timeout wins over the node's Settings.
+			timeout: options.timeout ?? settings.request.timeout ?? 60_000,
 		},
 		policy,
 	);
@@ -444,7 +450,9 @@ function readOptions(this: IExecuteFunctions): SendOptions {
 		onRequestFailure: option('onRequestFailure', 'stop', (v) =>
 			oneOf(ref('onRequestFailure', 'After a Failed Request'), v, ['stop', 'continue']),
 		) as SendOptions['onRequestFailure'],
-		timeout: option('timeout', 60_000, (v) => integerInRange(ref('timeout', 'Timeout'), v, 1)),
+		timeout: option<number | undefined>('timeout', undefined, (v) =>
+			integerInRange(ref('timeout', 'Timeout'), v, 1),
+		),
 	};
 }
 
@@ -457,6 +465,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const items = this.getInputData();
 	const node = this.getNode();
 	const options = readOptions.call(this);
+	const settings = requestSettings.call(this);
 	const continueOnFail = this.continueOnFail();
 	const results: INodeExecutionData[] = new Array(items.length);
 	const errorItem = (itemIndex: number, error: string, details: IDataObject) => {
@@ -500,11 +509,14 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const credentials = await this.getCredentials<{ sendBaseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
-	const batches = toBatches(envelopes, options.batchSize);
+	// Request Options → Batching: no request carries more than Items per Batch envelopes, and
+	// Batch Interval is the pause between two requests.
+	const batches = toBatches(envelopes, Math.min(options.batchSize, settings.itemsPerBatch));
 	const reports: BatchReport[] = [];
 	let notAttempted: Envelope[] = [];
 	for (const [index, batch] of batches.entries()) {
-		const outcome = await sendBatch.call(this, batch, credentials, options);
+		if (index > 0 && settings.batchInterval > 0) await sleep(settings.batchInterval);
+		const outcome = await sendBatch.call(this, batch, credentials, options, settings);
 		reports.push({ request: index + 1, batch, outcome });
 		if (outcome.status !== 'sent' && options.onRequestFailure === 'stop') {
 			notAttempted = batches.slice(index + 1).flat();

@@ -1,0 +1,238 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	sleep,
+	type DeclarativeRestApiSettings,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IExecuteSingleFunctions,
+	type IHttpRequestOptions,
+	type IN8nHttpFullResponse,
+	type INodeExecutionData,
+	type INodePropertyRouting,
+	type JsonObject,
+	type PostReceiveAction,
+	type PreSendAction,
+} from 'n8n-workflow';
+
+import { nodeError, readAnswer, unexpectedBodyError, type ApiOperation } from './errors';
+import { collectPages } from './list';
+import {
+	answerRetryDelay,
+	CREDENTIAL_TYPE,
+	DEFAULT_RETRY,
+	networkFailure,
+	unansweredText,
+	type Unanswered,
+} from './transport';
+import { isSet, type FieldRef } from './validation';
+
+// Hooks for n8n's declarative routing: the checks a parameter gets before the item's request
+// (preSend), the reading of the API's answer (postReceive), and the request itself with its
+// retries and pages (routing's `operations.pagination`, its one hook around the request).
+
+type ResultOptions = DeclarativeRestApiSettings.ResultOptions;
+
+async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefined> {
+	return (await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken;
+}
+
+/** The status of every answer read by `apiAnswer`, and its Retry-After, for the retries. */
+const answers = new WeakMap<object, { statusCode: number; retryAfter: unknown }>();
+
+/**
+ * postReceive: checks the API's answer and gives its `data` object, paired to the item. An error
+ * status becomes the API's message with each `errors` entry and what to do; a 2xx that is not the
+ * documented wrapper is an error too, never an empty item. The token never appears in either.
+ */
+export function apiAnswer(operation: ApiOperation): PostReceiveAction {
+	return async function (
+		this: IExecuteSingleFunctions,
+		_items: INodeExecutionData[],
+		response: IN8nHttpFullResponse,
+	): Promise<INodeExecutionData[]> {
+		const itemIndex = this.getItemIndex();
+		const read = readAnswer(this.getNode(), response.statusCode, response.body, {
+			operation,
+			itemIndex,
+			apiToken: await apiToken.call(this),
+			senderId: operation === 'senderId:update' ? this.getNodeParameter('id', '') : undefined,
+		});
+		const answer = { statusCode: response.statusCode, retryAfter: response.headers['retry-after'] };
+		if ('error' in read) {
+			answers.set(read.error, answer);
+			throw read.error;
+		}
+		answers.set(read.data, answer);
+		return [{ json: read.data, pairedItem: { item: itemIndex } }];
+	};
+}
+
+/**
+ * Makes the routed request, retrying only what proves that nothing was processed: 429 and 503
+ * (honouring Retry-After), and a connection that was refused or never resolved. Any other failure
+ * without an answer is never retried and becomes the error `unanswered` words.
+ */
+async function routedRequest(
+	this: IExecutePaginationFunctions,
+	requestData: ResultOptions,
+	unanswered: (failure: Unanswered) => Error,
+): Promise<JsonObject> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const [answer] = await this.makeRoutingRequest(requestData);
+			return answer.json as JsonObject;
+		} catch (caught) {
+			const error = nodeError(this.getNode(), caught, this.getItemIndex());
+			const answer = answers.get(error);
+			if (answer) {
+				const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer.statusCode, answer.retryAfter);
+				if (wait === undefined) throw error;
+				await sleep(wait);
+				continue;
+			}
+			if (!(error instanceof NodeApiError)) throw error;
+			const failure = networkFailure(error, DEFAULT_RETRY, attempt, await apiToken.call(this));
+			if ('retryInMs' in failure) {
+				await sleep(failure.retryInMs);
+				continue;
+			}
+			throw unanswered(failure);
+		}
+	}
+}
+
+/**
+ * With Continue On Fail, an item whose request failed comes out as n8n's error item, paired to
+ * it (n8n's routing would leave it unpaired), and the other items go on.
+ */
+async function orErrorItem(
+	this: IExecuteSingleFunctions,
+	run: () => Promise<INodeExecutionData[]>,
+): Promise<INodeExecutionData[]> {
+	try {
+		return await run();
+	} catch (caught) {
+		const itemIndex = this.getItemIndex();
+		const error = nodeError(this.getNode(), caught, itemIndex);
+		if (!this.continueOnFail()) throw error;
+		return [{ json: { error: error.message }, error, pairedItem: { item: itemIndex } }];
+	}
+}
+
+const UNKNOWN_OUTCOME = {
+	create:
+		'The Sender ID may have been registered. Check your Sender IDs with the service before running this item again, or it may be registered twice.',
+	update: 'The update may have been applied. Running it again sends the same values.',
+};
+
+/** The request of Sender ID → Create or Update, one per item, with its retries. */
+export function senderIdRequest(operation: 'create' | 'update') {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		return await orErrorItem.call(this, async () => {
+			const itemIndex = this.getItemIndex();
+			const senderId = await routedRequest.call(this, requestData, (failure) => {
+				const notSent = failure.outcome === 'notSent';
+				return new NodeOperationError(
+					this.getNode(),
+					`Item ${itemIndex}: ${notSent ? 'not sent: ' : ''}${unansweredText(failure)}`,
+					{
+						itemIndex,
+						description: notSent
+							? 'Nothing reached the API; running it again is safe.'
+							: UNKNOWN_OUTCOME[operation],
+					},
+				);
+			});
+			return [{ json: senderId, pairedItem: { item: itemIndex } }];
+		});
+	};
+}
+
+/**
+ * Get Many of both lists: the item's records, page after page, up to the Limit (`maxResults`,
+ * set by the Limit field) or all of them with Return All.
+ */
+export async function getManyPages(
+	this: IExecutePaginationFunctions,
+	requestData: ResultOptions,
+): Promise<INodeExecutionData[]> {
+	return await orErrorItem.call(this, async () => {
+		const node = this.getNode();
+		const itemIndex = this.getItemIndex();
+		const { maxResults } = requestData;
+		const limit = isSet(maxResults) ? Number(maxResults) : Infinity;
+		const records = await collectPages(async (page, pageSize) => {
+			const options = {
+				...requestData.options,
+				qs: { ...requestData.options.qs, page, records: pageSize },
+			};
+			const data = await routedRequest.call(this, { ...requestData, options }, (failure) => {
+				return new NodeOperationError(
+					node,
+					`Item ${itemIndex}: page ${page} of the list could not be read: ${failure.reason}`,
+					{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
+				);
+			});
+			if (!Array.isArray(data.content)) {
+				const statusCode = answers.get(data)?.statusCode ?? 200;
+				throw unexpectedBodyError(node, statusCode, `page ${page} has no "content" list`, {
+					operation: 'list',
+					itemIndex,
+				});
+			}
+			return data;
+		}, limit);
+		return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+	});
+}
+
+type Check = (ref: FieldRef, value: unknown) => unknown;
+
+interface CheckedParameter {
+	/** The parameter's path, as in the workflow JSON (`filters.startDate`). */
+	parameter: string;
+	/** Its name as shown in the editor. */
+	label: string;
+	/** Gives the value to send, or throws the error that names the item and the field. */
+	check: Check;
+	/** Where the checked value goes; without it the parameter is only checked. */
+	send?: { type: 'body' | 'query'; property: string };
+	/** An optional parameter left empty is not sent. */
+	optional?: boolean;
+}
+
+/**
+ * preSend: checks the item's value of one parameter before the item's request, and sends the
+ * checked value (trimmed, normalised, a date as YYYY-MM-DD) instead of the raw one. A bad value
+ * stops this item's request.
+ */
+function checkParameter({
+	parameter,
+	label,
+	check,
+	send,
+	optional,
+}: CheckedParameter): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
+		const value = this.getNodeParameter(parameter, undefined) as unknown;
+		const target = (send?.type === 'body' ? requestOptions.body : requestOptions.qs) as IDataObject;
+		if (optional && !isSet(value)) {
+			if (send) delete target[send.property];
+			return requestOptions;
+		}
+		const ref = { node: this.getNode(), itemIndex: this.getItemIndex(), field: parameter, label };
+		const checked = check(ref, value);
+		if (send) target[send.property] = checked as IDataObject[string];
+		return requestOptions;
+	};
+}
+
+/** The routing of a parameter whose value is checked, and sent as `send` says when it says. */
+export function checkedRouting(options: CheckedParameter): INodePropertyRouting {
+	const preSend = [checkParameter(options)];
+	return options.send ? { send: { ...options.send, preSend } } : { send: { preSend } };
+}
