@@ -1,9 +1,10 @@
-// Runs workflows through n8n-core's real WorkflowExecute with the built node and the real
-// credential class, the way n8n runs them, so that tests see what a user would see.
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+// Runs workflows through n8n-core's real WorkflowExecute with the built package loaded the way n8n
+// loads it, so that tests see what a user would see.
+import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	ICredentialsHelper,
+	NodeHelpers,
 	Workflow,
 	type ICredentialDataDecryptedObject,
 	type ICredentialType,
@@ -13,25 +14,66 @@ import {
 	type INode,
 	type INodeExecutionData,
 	type INodeType,
+	type INodeTypeDescription,
 	type INodeTypes,
 	type IRun,
+	type IVersionedNodeType,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 	type NodeExecutionHint,
 } from 'n8n-workflow';
-import path from 'node:path';
 
 import { packageRoot } from './package-root';
 
-const dist = path.join(packageRoot(), 'dist');
-// The built package, as n8n loads it from the paths in package.json's `n8n` field.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { SmsMessaging } = require(path.join(dist, 'nodes/SmsMessaging/SmsMessaging.node.js'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { SmsMessagingApi } = require(path.join(dist, 'credentials/SmsMessagingApi.credentials.js'));
+/**
+ * The built package (dist/, from the paths in package.json's `n8n` field), loaded by n8n-core's own
+ * PackageDirectoryLoader as n8n loads a community package. Besides instantiating the classes, the
+ * loader changes the node description as n8n does: a declarative node (no `execute`, which is
+ * what a node with only `customOperations` is) gains n8n's "Request Options" (`requestOptions`:
+ * batching, allowUnauthorizedCerts, proxy, timeout), a polling node its Poll Times, and icons
+ * become icon URLs. Tests give Request Options as ordinary node parameters
+ * (`parameters: { ..., requestOptions: { proxy, timeout, allowUnauthorizedCerts } }`).
+ *
+ * No setup is needed for the loader: it takes n8n's Logger from n8n-core's DI container, which
+ * builds one from the environment's defaults (WorkflowExecute does the same). Under Jest
+ * (NODE_ENV=test) it `require`s the classes; elsewhere (bench/) it instantiates them through a
+ * `vm` script that calls the same `require`, as n8n does.
+ */
+const loader = new PackageDirectoryLoader(packageRoot());
+const PACKAGE_NAME = loader.packageName;
+// loadAll() is async by signature, but in n8n-core 2.x it loads every file before its first
+// await; the exports below need the classes at import time (bench/ adds node types on import,
+// and the credential-test node is built from the credential), so check that it did.
+const loaded = loader.loadAll();
+if (Object.keys(loader.nodeTypes).length === 0 || Object.keys(loader.credentialTypes).length === 0) {
+	throw new Error(
+		`n8n-core's PackageDirectoryLoader loaded no node or no credential from ${loader.directory} ` +
+			'synchronously: build the package first (npm run build), or make these helpers await it',
+	);
+}
 
 export const NODE_TYPE = 'n8n-nodes-sms-messaging.smsMessaging';
+const CREDENTIAL_NAME = 'smsMessagingApi';
+
+/** The short name n8n's loader files a node under: `smsMessaging` for `<package>.smsMessaging`. */
+function shortName(type: string): string {
+	return type.startsWith(`${PACKAGE_NAME}.`) ? type.slice(PACKAGE_NAME.length + 1) : type;
+}
+
+/**
+ * A node type of the package as n8n's loader gave it (with n8n's added settings such as Request
+ * Options); `type` is the full name (`n8n-nodes-sms-messaging.smsMessaging`) or the short one.
+ */
+export function loadedNodeType(type: string = NODE_TYPE): INodeType | IVersionedNodeType {
+	return loader.getNode(shortName(type)).type;
+}
+
+/** The description n8n shows and validates against for `type` at `version` (the latest if omitted). */
+export function loadedNodeDescription(type: string = NODE_TYPE, version?: number): INodeTypeDescription {
+	return NodeHelpers.getVersionedNodeType(loadedNodeType(type), version).description;
+}
+
 const ITEMS_TYPE = 'test.items';
 
 /** Stands in for a trigger plus whatever produced the rows: it outputs the items it is given. */
@@ -54,7 +96,8 @@ class ItemsNode implements INodeType {
 	}
 }
 
-export const credentialType: ICredentialType = new SmsMessagingApi();
+/** The package's credential type, as n8n's loader gave it. */
+export const credentialType: ICredentialType = loader.getCredential(CREDENTIAL_NAME).type;
 
 export const CREDENTIAL_TEST_TYPE = 'test.credentialTest';
 
@@ -78,16 +121,25 @@ const credentialTestNode = {
 	},
 } as unknown as INodeType;
 
-/** Node types the engine knows; benchmarks add their own comparison nodes. */
+/**
+ * Node types the engine knows besides the package's (which come from n8n's loader): the test
+ * nodes here, and benchmarks add their own comparison nodes.
+ */
 export const nodeTypeInstances: Record<string, INodeType> = {
-	[NODE_TYPE]: new SmsMessaging(),
 	[ITEMS_TYPE]: new ItemsNode(),
 	[CREDENTIAL_TEST_TYPE]: credentialTestNode,
 };
 
+const isPackageType = (type: string) => type.startsWith(`${PACKAGE_NAME}.`);
+
+/** n8n's NodeTypes reduced to a lookup: the package's types from the loader, then the others. */
 const nodeTypes: INodeTypes = {
-	getByName: (type) => nodeTypeInstances[type],
-	getByNameAndVersion: (type) => nodeTypeInstances[type],
+	getByName: (type) =>
+		isPackageType(type) ? loadedNodeType(type) : nodeTypeInstances[type],
+	getByNameAndVersion: (type, version) =>
+		isPackageType(type)
+			? NodeHelpers.getVersionedNodeType(loadedNodeType(type), version)
+			: nodeTypeInstances[type],
 	getKnownTypes: () => ({}),
 };
 
@@ -186,6 +238,7 @@ export interface RunResult {
 }
 
 export async function runWorkflow(options: RunOptions): Promise<RunResult> {
+	await loaded;
 	const nodes: INode[] = [
 		{
 			id: 'items',
@@ -202,7 +255,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 			typeVersion: 1,
 			position: [200, 0],
 			parameters: options.parameters,
-			credentials: { smsMessagingApi: { id: '1', name: 'SMS Messaging account' } },
+			credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'SMS Messaging account' } },
 			continueOnFail: options.continueOnFail,
 			onError: options.onError,
 		},
