@@ -24,6 +24,8 @@ import {
 	type NodeExecutionHint,
 } from 'n8n-workflow';
 
+import { inspect } from 'node:util';
+
 import { packageRoot } from './package-root';
 
 /**
@@ -46,10 +48,16 @@ const PACKAGE_NAME = loader.packageName;
 // await; the exports below need the classes at import time (bench/ adds node types on import,
 // and the credential-test node is built from the credential), so check that it did.
 const loaded = loader.loadAll();
-if (Object.keys(loader.nodeTypes).length === 0 || Object.keys(loader.credentialTypes).length === 0) {
+// Why loading failed (no build, a description n8n rejects) is in the rejection; reported below.
+loaded.catch(() => undefined);
+if (
+	Object.keys(loader.nodeTypes).length === 0 ||
+	Object.keys(loader.credentialTypes).length === 0
+) {
 	throw new Error(
 		`n8n-core's PackageDirectoryLoader loaded no node or no credential from ${loader.directory} ` +
-			'synchronously: build the package first (npm run build), or make these helpers await it',
+			// inspect() shows a settled promise's state and reason at once: the loader's own error.
+			`at import (is the package built?): ${inspect(loaded)}`,
 	);
 }
 
@@ -70,7 +78,10 @@ export function loadedNodeType(type: string = NODE_TYPE): INodeType | IVersioned
 }
 
 /** The description n8n shows and validates against for `type` at `version` (the latest if omitted). */
-export function loadedNodeDescription(type: string = NODE_TYPE, version?: number): INodeTypeDescription {
+export function loadedNodeDescription(
+	type: string = NODE_TYPE,
+	version?: number,
+): INodeTypeDescription {
 	return NodeHelpers.getVersionedNodeType(loadedNodeType(type), version).description;
 }
 
@@ -134,8 +145,7 @@ const isPackageType = (type: string) => type.startsWith(`${PACKAGE_NAME}.`);
 
 /** n8n's NodeTypes reduced to a lookup: the package's types from the loader, then the others. */
 const nodeTypes: INodeTypes = {
-	getByName: (type) =>
-		isPackageType(type) ? loadedNodeType(type) : nodeTypeInstances[type],
+	getByName: (type) => (isPackageType(type) ? loadedNodeType(type) : nodeTypeInstances[type]),
 	getByNameAndVersion: (type, version) =>
 		isPackageType(type)
 			? NodeHelpers.getVersionedNodeType(loadedNodeType(type), version)
