@@ -2,8 +2,14 @@
 // A stateful simulator of the Messaging Service API v3 (../shared/api-spec.md) for tests, the
 // demo and benchmarks. Two HTTP servers, like the two documented hosts: the API host (Sender IDs,
 // lists) and the send host. Control endpoints under /__sim/ on the API host (no auth) let a test
-// or a person inspect what arrived and inject faults.
+// or a person inspect what arrived and inject faults. With `tls: true` both hosts serve HTTPS
+// with a throwaway self-signed certificate for 127.0.0.1 and localhost.
 const http = require('node:http');
+const https = require('node:https');
+const fs = require('node:fs');
+const os = require('node:os');
+const nodePath = require('node:path');
+const { execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 
 const PREFIX = '/api/v3';
@@ -57,6 +63,44 @@ function seededRandom(seed) {
 	};
 }
 
+/**
+ * A fresh self-signed key and certificate for 127.0.0.1 and localhost, made with the openssl CLI
+ * in a temporary folder that is removed again (nothing is committed or kept).
+ * @returns {{ key: string, cert: string }}
+ */
+function selfSignedCertificate() {
+	const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'sim-tls-'));
+	try {
+		const key = nodePath.join(dir, 'key.pem');
+		const cert = nodePath.join(dir, 'cert.pem');
+		execFileSync(
+			process.env.OPENSSL || 'openssl',
+			[
+				'req',
+				'-x509',
+				'-newkey',
+				'rsa:2048',
+				'-nodes',
+				'-sha256',
+				'-days',
+				'1',
+				'-subj',
+				'/CN=127.0.0.1',
+				'-addext',
+				'subjectAltName=IP:127.0.0.1,DNS:localhost',
+				'-keyout',
+				key,
+				'-out',
+				cert,
+			],
+			{ stdio: 'ignore' },
+		);
+		return { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 const FIRST = ['Amina', 'Brian', 'Chen', 'Dana', 'Elif', 'Femi', 'Grace', 'Hugo', 'Ines', 'Jomo'];
 const LAST = ['Otieno', 'Smith', 'Wang', 'Kariuki', 'Yilmaz', 'Adeyemi', 'Mwangi', 'Martin'];
 
@@ -69,6 +113,7 @@ class Simulator {
 	 * @param {number} [options.smsRecords] seeded SMS records
 	 * @param {number} [options.contacts] seeded contacts (every seventh one soft-deleted)
 	 * @param {boolean} [options.sendOnApiHost] also serve the send endpoint on the API host
+	 * @param {boolean} [options.tls] serve HTTPS with a self-signed certificate (see `certificate`)
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -92,6 +137,13 @@ class Simulator {
 		this.requests = [];
 		/** @type {any[]} */
 		this.faults = [];
+		/** Answers held back by a delayMs fault: cancelled by reset() and stop(). */
+		this.pending = new Set();
+		/**
+		 * With `tls`: the self-signed certificate (PEM) the hosts present, made by start().
+		 * @type {string | undefined}
+		 */
+		this.certificate = undefined;
 		/** @type {any[]} */
 		this.senderIds = [];
 		/** @type {any[]} */
@@ -118,6 +170,7 @@ class Simulator {
 		this.balance = balance;
 		this.requests = [];
 		this.faults = [];
+		this.cancelPending();
 		this.generation = (this.generation ?? 0) + 1;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.senderIds = [];
@@ -201,11 +254,14 @@ class Simulator {
 	 * @param {object} fault
 	 * @param {'api'|'send'} [fault.host] only requests to this host
 	 * @param {string} [fault.path] only requests whose path (after /api/v3) is this
+	 * @param {string} [fault.method] only requests with this method (POST or PUT on /sender-ids)
 	 * @param {number} [fault.count] how many requests it applies to (default 1; Infinity for all)
 	 * @param {number} [fault.skip] let this many matching requests through first
 	 * @param {number} [fault.status] answer with this status and an error wrapper
 	 * @param {string|number} [fault.retryAfter] Retry-After header value
-	 * @param {number} [fault.delayMs] wait before answering
+	 * @param {number} [fault.delayMs] wait before answering (on any host and endpoint; the request
+	 *   is processed when the wait ends, or at once with `process`, even if the client gave up;
+	 *   reset() and stop() drop answers still waiting)
 	 * @param {'not-json'|'no-data'|'no-content'} [fault.malformed] a 2xx with a broken body
 	 * @param {'reset'} [fault.network] destroy the connection without an answer
 	 * @param {boolean} [fault.process] with network or delayMs: process the request first
@@ -220,11 +276,12 @@ class Simulator {
 		this.faults.push({ count: 1, skip: 0, ...fault });
 	}
 
-	takeFault(host, path) {
+	takeFault(host, path, method) {
 		for (const fault of this.faults) {
 			if (fault.count <= 0) continue;
 			if (fault.host && fault.host !== host) continue;
 			if (fault.path && fault.path !== path) continue;
+			if (fault.method && fault.method.toUpperCase() !== method) continue;
 			if (fault.skip > 0) {
 				fault.skip--;
 				continue;
@@ -242,10 +299,20 @@ class Simulator {
 			.flatMap((r) => r.body.envelopes);
 	}
 
-	async start({ apiPort = 0, sendPort = 0, host = '127.0.0.1' } = {}) {
+	/**
+	 * Starts both hosts; `tls` (or the constructor's `tls` option) serves HTTPS with a self-signed
+	 * certificate made now, and the URLs returned are then https:// ones.
+	 * @param {{ apiPort?: number, sendPort?: number, host?: string, tls?: boolean }} [options]
+	 */
+	async start({ apiPort = 0, sendPort = 0, host = '127.0.0.1', tls = this.options.tls } = {}) {
+		const credentials = tls ? selfSignedCertificate() : undefined;
+		this.certificate = credentials?.cert;
 		const listen = (port, role) =>
 			new Promise((resolve, reject) => {
-				const server = http.createServer((req, res) => this.handle(role, req, res));
+				const handler = (req, res) => this.handle(role, req, res);
+				const server = credentials
+					? https.createServer(credentials, handler)
+					: http.createServer(handler);
 				server.keepAliveTimeout = 1000;
 				server.once('error', reject);
 				server.listen(port, host, () => resolve(server));
@@ -253,9 +320,19 @@ class Simulator {
 		const api = await listen(apiPort, 'api');
 		const send = await listen(sendPort, 'send');
 		this.servers = [api, send];
-		this.baseUrl = `http://${host}:${api.address().port}${PREFIX}`;
-		this.sendBaseUrl = `http://${host}:${send.address().port}${PREFIX}`;
+		const scheme = credentials ? 'https' : 'http';
+		this.baseUrl = `${scheme}://${host}:${api.address().port}${PREFIX}`;
+		this.sendBaseUrl = `${scheme}://${host}:${send.address().port}${PREFIX}`;
 		return { baseUrl: this.baseUrl, sendBaseUrl: this.sendBaseUrl };
+	}
+
+	/** Drops the answers a delayMs fault still holds back, closing their connections. */
+	cancelPending() {
+		for (const { timer, res } of this.pending ?? []) {
+			clearTimeout(timer);
+			res.socket?.destroy();
+		}
+		this.pending = new Set();
 	}
 
 	/** Closes the send host's port, so that connections to it are refused, until resumeSend(). */
@@ -276,6 +353,7 @@ class Simulator {
 	}
 
 	async stop() {
+		this.cancelPending();
 		await Promise.all(
 			this.servers.map(
 				(server) =>
@@ -324,18 +402,32 @@ class Simulator {
 				status: undefined,
 			};
 			this.requests.push(record);
-			const fault = this.takeFault(role, path);
-			const answer = () => this.answer(role, record, url, fault, res);
-			if (fault?.delayMs) setTimeout(answer, fault.delayMs);
-			else answer();
+			const fault = this.takeFault(role, path, req.method);
+			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
+			// Processed now (`process`) or when the wait ends, answered when it ends. Like a slow real
+			// server it processes the request even if the client gave up meanwhile (the answer then
+			// goes nowhere); reset() and stop() drop it instead, so it cannot touch the next test.
+			const processed =
+				fault.process && !fault.status && !fault.network
+					? this.route(role, record, url, fault)
+					: undefined;
+			if (processed) record.status = processed[0];
+			const entry = {
+				res,
+				timer: setTimeout(() => {
+					this.pending.delete(entry);
+					this.answer(role, record, url, fault, res, processed);
+				}, fault.delayMs),
+			};
+			this.pending.add(entry);
 		});
 	}
 
-	answer(role, record, url, fault, res) {
+	answer(role, record, url, fault, res, processed) {
 		if (fault?.network === 'reset') {
 			if (fault.process) this.route(role, record, url, fault);
 			record.status = 'reset';
-			res.socket.destroy();
+			res.socket?.destroy();
 			return;
 		}
 		if (fault?.status) {
@@ -356,7 +448,7 @@ class Simulator {
 				headers,
 			);
 		}
-		const [status, body] = this.route(role, record, url, fault);
+		const [status, body] = processed ?? this.route(role, record, url, fault);
 		record.status = status;
 		if (fault?.malformed === 'not-json') {
 			res.writeHead(status, { 'Content-Type': 'text/html' });
