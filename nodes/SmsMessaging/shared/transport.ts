@@ -61,6 +61,19 @@ export function unansweredText(delivery: Unanswered): string {
 /** Network errors that happen before any byte of the request reaches the server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/**
+ * TLS refused the server's certificate: the request never left, and trying again cannot help
+ * (Ignore SSL Issues in the node's Settings accepts such a certificate).
+ */
+const CERTIFICATE_CODES = new Set([
+	'DEPTH_ZERO_SELF_SIGNED_CERT',
+	'SELF_SIGNED_CERT_IN_CHAIN',
+	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+	'CERT_HAS_EXPIRED',
+	'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 // Our own words: n8n's stock texts for these codes advise retrying at once, which is wrong for a
 // request the API may have processed.
 const REASONS: Record<string, string> = {
@@ -119,6 +132,10 @@ export function networkFailure(
 	apiToken: string | undefined,
 ): { retryInMs: number } | Unanswered {
 	const code = errorCode(error);
+	if (code !== undefined && CERTIFICATE_CODES.has(code)) {
+		const reason = `the API's TLS certificate was not accepted (${code})`;
+		return { outcome: 'notSent', reason, code, attempts: attempt };
+	}
 	const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 	if (notSent && attempt < policy.maxAttempts) return { retryInMs: backoffMs(policy, attempt) };
 	// The reason ends up in error messages, which must never carry the token.

@@ -1,0 +1,234 @@
+// n8n's Request Options (the node's Settings → Request Options, which n8n's loader adds to a node
+// without `execute`): Proxy, Timeout, Ignore SSL Issues and Batching, for every operation. The
+// routed operations get them from n8n's routing; Send applies them itself.
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runWorkflow } from './helpers/n8n';
+import { startProxy, type TestProxy } from './helpers/proxy';
+import { TOKEN, useSimulator } from './helpers/simulator';
+
+interface Operation {
+	name: string;
+	parameters: INodeParameters;
+	/** The request it makes, as the simulator records it. */
+	request: string;
+	/** The header its token travels in; the other one must be absent. */
+	header: 'x-service' | 'authorization';
+	/** Its error when the API does not answer within the timeout. */
+	timeoutError: string;
+}
+
+const UNANSWERED =
+	'the request failed after it may have reached the API: the API did not answer within the timeout';
+
+const OPERATIONS: Operation[] = [
+	{
+		name: 'Sender ID → Create',
+		parameters: {
+			resource: 'senderId',
+			operation: 'create',
+			name: 'PROXIED',
+			purpose: 'TRANSACTIONAL',
+			access: 'PRIVATE',
+			sample: 'Your order has shipped.',
+		},
+		request: 'POST /sender-ids',
+		header: 'x-service',
+		timeoutError: `Item 0: ${UNANSWERED}`,
+	},
+	{
+		name: 'Sender ID → Update',
+		parameters: {
+			resource: 'senderId',
+			operation: 'update',
+			id: 1,
+			name: 'ACME',
+			purpose: 'TRANSACTIONAL',
+			access: 'PUBLIC',
+			sample: 'ACME sample',
+		},
+		request: 'PUT /sender-ids',
+		header: 'x-service',
+		timeoutError: `Item 0: ${UNANSWERED}`,
+	},
+	{
+		name: 'SMS → Get Many',
+		parameters: { resource: 'sms', operation: 'getAll', limit: 5 },
+		request: 'GET /sms',
+		header: 'x-service',
+		timeoutError:
+			'Item 0: page 1 of the list could not be read: the API did not answer within the timeout',
+	},
+	{
+		name: 'Contact → Get Many',
+		parameters: { resource: 'contact', operation: 'getAll', limit: 5 },
+		request: 'GET /contacts',
+		header: 'x-service',
+		timeoutError:
+			'Item 0: page 1 of the list could not be read: the API did not answer within the timeout',
+	},
+	{
+		name: 'SMS → Send',
+		parameters: {
+			resource: 'sms',
+			operation: 'send',
+			senderId: 'ACME',
+			number: '254712345678',
+			message: 'Hello through the settings',
+			options: {},
+		},
+		request: 'POST /outgoings/send',
+		header: 'authorization',
+		timeoutError: `Delivery unknown: ${UNANSWERED}`,
+	},
+];
+
+const withSettings = (operation: Operation, requestOptions: INodeParameters): INodeParameters => ({
+	...operation.parameters,
+	requestOptions,
+});
+
+describe('over HTTP', () => {
+	const ctx = useSimulator();
+	let proxy: TestProxy;
+	beforeAll(async () => {
+		proxy = await startProxy();
+	});
+	beforeEach(() => {
+		proxy.requests.length = 0;
+	});
+	afterAll(async () => await proxy.stop());
+
+	describe.each(OPERATIONS)('$name', (operation) => {
+		test('with Proxy set, every request goes through the proxy with its credential header', async () => {
+			const result = await runWorkflow({
+				parameters: withSettings(operation, { proxy: proxy.url }),
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items.length).toBeGreaterThan(0);
+			expect(result.items[0].json.error).toBeUndefined();
+			const received = ctx.sim.requests.map((r) => `${r.method} ${r.path}`);
+			expect(received).toEqual([operation.request]);
+			expect(proxy.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual([
+				operation.request.replace(' /', ' /api/v3/'),
+			]);
+			const [through] = proxy.requests;
+			expect(through.headers[operation.header]).toBe(`Bearer ${TOKEN}`);
+			const other = operation.header === 'x-service' ? 'authorization' : 'x-service';
+			expect(through.headers[other]).toBeUndefined();
+		});
+
+		test('with a Proxy where nothing listens, the run fails and the API receives nothing', async () => {
+			const result = await runWorkflow({
+				parameters: withSettings(operation, { proxy: 'http://127.0.0.1:9' }),
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toMatch(/refused/);
+			expect(result.items).toEqual([]);
+			expect(ctx.sim.requests).toEqual([]);
+		});
+
+		test('with Timeout set and the API answering late, the run fails fast with a clear error', async () => {
+			const [method, path] = operation.request.split(' ');
+			ctx.sim.inject({ path, method, delayMs: 3000 });
+			const started = Date.now();
+			const result = await runWorkflow({
+				parameters: withSettings(operation, { timeout: 200 }),
+				credentials: ctx.credentials,
+			});
+			expect(Date.now() - started).toBeLessThan(2000);
+			expect(result.error?.message).toBe(operation.timeoutError);
+			// A request that timed out is never repeated: the API may have processed it.
+			expect(ctx.sim.requests).toHaveLength(1);
+			expect(result.serialized).not.toContain(TOKEN);
+		});
+	});
+
+	test('Send: a request that timed out gives "delivery unknown" items with Continue On Fail, never a success', async () => {
+		ctx.sim.inject({ path: '/outgoings/send', delayMs: 3000 });
+		const result = await runWorkflow({
+			parameters: {
+				...OPERATIONS[4].parameters,
+				number: '={{ $json.phone }}',
+				requestOptions: { timeout: 200 },
+			},
+			items: [{ phone: '254712345678' }, { phone: '254712345679' }],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.error])).toEqual([
+			[{ item: 0 }, `Delivery unknown: ${UNANSWERED}`],
+			[{ item: 1 }, `Delivery unknown: ${UNANSWERED}`],
+		]);
+		expect(result.items.map((item) => (item.json.details as { status: string }).status)).toEqual([
+			'deliveryUnknown',
+			'deliveryUnknown',
+		]);
+	});
+
+	test("Send: its own Timeout option wins over the node's Settings", async () => {
+		ctx.sim.inject({ path: '/outgoings/send', delayMs: 600 });
+		const result = await runWorkflow({
+			parameters: {
+				...OPERATIONS[4].parameters,
+				options: { timeout: 5000 },
+				requestOptions: { timeout: 100 },
+			},
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ status: 'SENT' });
+	});
+
+	test('Send: Batching caps the envelopes of a request at Items per Batch and pauses Batch Interval between requests', async () => {
+		const result = await runWorkflow({
+			parameters: {
+				...OPERATIONS[4].parameters,
+				number: '={{ $json.phone }}',
+				requestOptions: { batching: { batch: { batchSize: 2, batchInterval: 300 } } },
+			},
+			items: [1, 2, 3, 4, 5].map((k) => ({ phone: `25471234567${k}` })),
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(5);
+		expect(ctx.sim.requests.map((r) => r.body.envelopes.length)).toEqual([2, 2, 1]);
+		const at = ctx.sim.requests.map((r) => r.at);
+		expect(at[1] - at[0]).toBeGreaterThanOrEqual(280);
+		expect(at[2] - at[1]).toBeGreaterThanOrEqual(280);
+	});
+
+	test('Send: a Proxy that is not a URL is refused before anything is sent', async () => {
+		const result = await runWorkflow({
+			parameters: withSettings(OPERATIONS[4], { proxy: 'not a proxy' }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('Proxy (requestOptions.proxy) is not a URL: "not a proxy"');
+		expect(ctx.sim.requests).toEqual([]);
+	});
+});
+
+describe('over HTTPS with a self-signed certificate', () => {
+	const ctx = useSimulator({ tls: true });
+
+	describe.each(OPERATIONS)('$name', (operation) => {
+		test('with Ignore SSL Issues on, the API is reached', async () => {
+			const result = await runWorkflow({
+				parameters: withSettings(operation, { allowUnauthorizedCerts: true }),
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items[0].json.error).toBeUndefined();
+			expect(ctx.sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual([operation.request]);
+		});
+
+		test('with it off, the run fails with a certificate error and nothing reaches the API', async () => {
+			const result = await runWorkflow({
+				parameters: operation.parameters,
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toMatch(/TLS certificate was not accepted \(\w+\)/);
+			expect(ctx.sim.requests).toEqual([]);
+		});
+	});
+});
