@@ -198,6 +198,24 @@ describe('over HTTP', () => {
 		expect(at[2] - at[1]).toBeGreaterThanOrEqual(280);
 	});
 
+	test.each(OPERATIONS.slice(0, 4))(
+		"$name: Batching starts Items per Batch items, then waits Batch Interval (n8n's routing)",
+		async (operation) => {
+			const result = await runWorkflow({
+				parameters: withSettings(operation, {
+					batching: { batch: { batchSize: 1, batchInterval: 300 } },
+				}),
+				items: [{}, {}, {}],
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			const at = ctx.sim.requests.map((r) => r.at);
+			expect(at).toHaveLength(3);
+			expect(at[1] - at[0]).toBeGreaterThanOrEqual(280);
+			expect(at[2] - at[1]).toBeGreaterThanOrEqual(280);
+		},
+	);
+
 	test('Send: a Proxy that is not a URL is refused before anything is sent', async () => {
 		const result = await runWorkflow({
 			parameters: withSettings(OPERATIONS[4], { proxy: 'not a proxy' }),

@@ -353,6 +353,30 @@ describe('SMS → Get Many: bad input and errors', () => {
 		expect(queries()).toEqual([{ page: '1', records: '1', 'campaign-id': ctx.sim.campaigns[1] }]);
 	});
 
+	test('with Continue On Fail and several items, the refused item is an error item paired to it', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 2, filters: { campaignId: '={{ $json.campaign }}' } }),
+			items: [
+				{ campaign: ctx.sim.campaigns[0] },
+				{ campaign: 'nope' },
+				{ campaign: ctx.sim.campaigns[1] },
+			],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
+			[{ item: 0 }, 'record'],
+			[{ item: 0 }, 'record'],
+			[{ item: 1 }, 'Item 1: Campaign ID (filters.campaignId) is not a UUID: "nope"'],
+			[{ item: 2 }, 'record'],
+			[{ item: 2 }, 'record'],
+		]);
+		expect(queries().map((q) => q['campaign-id'])).toEqual([
+			ctx.sim.campaigns[0],
+			ctx.sim.campaigns[1],
+		]);
+	});
+
 	test.each([0, 2.5, 'ten'])('a Limit of %p is refused before any request', async (limit) => {
 		const result = await runWorkflow({
 			parameters: getMany({ limit: `={{ ${JSON.stringify(limit)} }}` }),

@@ -156,27 +156,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		return (await hint.allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
 	}
 
-	test('after Get Many stopped at the Limit, the output pane says how many records the API has', async () => {
-		await n8n.simReset();
-		const hints = await runAndReadHints(
-			linearWorkflow(`Editor limit hint ${Date.now()}`, [
-				smsNode(credential, { resource: 'sms', operation: 'getAll', limit: 20 }),
-			]),
-		);
-		// n8n's editor adds its own guess whenever the output has as many items as `limit`; the
-		// node's hint is the one that knows, from the API's total, that more records exist.
-		expect(hints).toEqual([
-			expect.stringContaining(
-				'Get Many stopped at the Limit of 20 while the API has 250 matching records.',
-			),
-			expect.stringMatching(/^Limit of 20 items reached\. There may be more items/),
-		]);
-		await page
-			.locator('[data-test-id=ndv]')
-			.screenshot({ path: path.join(docs, 'editor-sms-get-many-hint.png') });
-	});
-
-	test('after Sender ID → Create, the output pane says which Sender IDs are PENDING, collapsed into one line', async () => {
+	test('after Sender ID → Create, the output pane explains what PENDING means', async () => {
 		await n8n.simReset();
 		const hints = await runAndReadHints(
 			linearWorkflow(`Editor pending hint ${Date.now()}`, [
@@ -185,10 +165,33 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			]),
 		);
 		expect(hints).toEqual([
-			expect.stringContaining('2 Sender IDs are PENDING: they cannot send SMS until approved'),
+			expect.stringContaining(
+				'A Sender ID whose status is PENDING cannot send SMS until the service approves it',
+			),
 		]);
 		await page
 			.locator('[data-test-id=ndv]')
 			.screenshot({ path: path.join(docs, 'editor-sender-id-pending-hint.png') });
+	});
+
+	test("the node's Settings offer n8n's Request Options: Batching, Ignore SSL Issues, Proxy, Timeout", async () => {
+		const { id } = await n8n.createWorkflow(
+			linearWorkflow(`Editor request options ${Date.now()}`, [
+				smsNode(credential, { resource: 'contact', operation: 'getAll' }),
+			]),
+		);
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging' }).dblclick();
+		const ndv = page.locator('[data-test-id=ndv]');
+		await ndv.getByText('Settings', { exact: true }).first().click();
+		await ndv.getByText('Request Options', { exact: true }).waitFor();
+		await ndv
+			.locator('[data-test-id=parameter-item]', { hasText: 'Request Options' })
+			.getByText('Add Option')
+			.click();
+		for (const option of ['Batching', 'Ignore SSL Issues (Insecure)', 'Proxy', 'Timeout']) {
+			await page.getByText(option, { exact: true }).last().waitFor();
+		}
+		await page.screenshot({ path: path.join(docs, 'editor-request-options.png') });
 	});
 });

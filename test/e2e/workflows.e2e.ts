@@ -1,5 +1,6 @@
 // End to end: the packed package installed in a real n8n, workflows run through n8n's REST API,
 // the API simulator checked for what it received. The same workflows for every n8n line.
+import { startProxy } from '../helpers/proxy';
 import {
 	codeNode,
 	CREATE_SENDER_ID_PER_BRAND,
@@ -176,18 +177,18 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect((await n8n.simRequests()).map((r) => r.query.page)).toEqual(['1', '2', '3']);
 		});
 
-		test('Get Many with a Limit: the run carries the hint that the API has more records', async () => {
+		test('Get Many with a Limit asks one page of that size', async () => {
 			const { id } = await n8n.createWorkflow(
-				workflow('e2e limit hint', credential, { resource: 'sms', operation: 'getAll', limit: 20 }),
+				workflow('e2e limit', credential, { resource: 'sms', operation: 'getAll', limit: 20 }),
 			);
 			const run = await n8n.run(id);
 			expect(outputOf(run, 'SMS Messaging')).toHaveLength(20);
-			expect(run.resultData.runData['SMS Messaging'][0].hints?.map((h) => h.message)).toEqual([
-				'Get Many stopped at the Limit of 20 while the API has 250 matching records. Turn on Return All, or raise the Limit, to get the rest.',
+			expect((await n8n.simRequests()).map((r) => r.query)).toEqual([
+				{ page: '1', records: '20' },
 			]);
 		});
 
-		test('Sender ID → Create: a bad item stops the run before any request; a good run hints PENDING', async () => {
+		test('Sender ID → Create: a bad item makes no request and stops the run; a good one comes back PENDING', async () => {
 			const parameters = CREATE_SENDER_ID_PER_BRAND;
 			const bad = await n8n.createWorkflow(
 				workflow('e2e sender bad', credential, parameters, {
@@ -199,7 +200,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(failed.resultData.runData['SMS Messaging'][0].error?.message).toBe(
 				'Item 1: Name (name) is 18 characters long; the API allows 1 to 11',
 			);
-			expect(await n8n.simRequests()).toEqual([]);
+			// n8n's routing sends each item's request in turn; the bad item's is never made.
+			const names = (await n8n.simRequests()).map((r) => r.body.name);
+			expect(names).not.toContain('MUCH-TOO-LONG-NAME');
 
 			const good = await n8n.createWorkflow(
 				workflow('e2e sender good', credential, parameters, {
@@ -211,9 +214,47 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				name: 'GOOD',
 				status: 'PENDING',
 			});
-			expect(run.resultData.runData['SMS Messaging'][0].hints?.map((h) => h.message)).toEqual([
-				expect.stringMatching(/^Sender ID GOOD \(ID \d+\) is PENDING: it cannot send SMS/),
-			]);
+		});
+
+		test("Proxy in the node's Settings: every request of every kind passes through it", async () => {
+			const proxy = await startProxy();
+			try {
+				const requestOptions = { proxy: proxy.url };
+				const runs = [
+					{ resource: 'contact', operation: 'getAll', limit: 3, requestOptions },
+					{ resource: 'sms', operation: 'getAll', limit: 120, requestOptions },
+					{ ...CREATE_SENDER_ID_PER_BRAND, name: 'PROXIED', requestOptions },
+					{
+						resource: 'sms',
+						operation: 'send',
+						senderId: 'ACME',
+						number: '254712345678',
+						message: 'Through the proxy',
+						options: {},
+						requestOptions,
+					},
+				];
+				for (const [k, parameters] of runs.entries()) {
+					const { id } = await n8n.createWorkflow(workflow(`e2e proxy ${k}`, credential, parameters));
+					const run = await n8n.run(id);
+					expect(run.status).toBe('success');
+				}
+				const received = (await n8n.simRequests()).map((r) => `${r.method} ${r.path}`);
+				expect(received).toEqual([
+					'GET /contacts',
+					'GET /sms',
+					'GET /sms',
+					'POST /sender-ids',
+					'POST /outgoings/send',
+				]);
+				const proxied = proxy.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`);
+				expect(proxied).toEqual(received.map((r) => r.replace(' /', ' /api/v3/')));
+				// The credential's headers pass through the proxy as n8n set them.
+				expect(proxy.requests[0].headers['x-service']).toBe(`Bearer ${endpoints.simulatorToken}`);
+				expect(proxy.requests[4].headers.authorization).toBe(`Bearer ${endpoints.simulatorToken}`);
+			} finally {
+				await proxy.stop();
+			}
 		});
 
 		test('Continue On Fail: the bad item is an error item, the others are sent', async () => {

@@ -103,14 +103,24 @@ async function routedRequest(
 }
 
 /**
- * With Continue On Fail, an item whose request failed comes out as n8n's error item, paired to
- * it (n8n's routing would leave it unpaired), and the other items go on.
+ * Bad input found by a preSend under Continue On Fail, by the request options of its item: the
+ * request hook reports it instead of making the request, so that its error item is paired.
+ */
+const refusedInput = new WeakMap<object, NodeApiError | NodeOperationError>();
+
+/**
+ * With Continue On Fail, an item whose input was refused or whose request failed comes out as
+ * n8n's error item, paired to it (n8n's routing would leave it unpaired), and the other items go
+ * on.
  */
 async function orErrorItem(
 	this: IExecuteSingleFunctions,
+	requestData: ResultOptions,
 	run: () => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
 	try {
+		const refused = refusedInput.get(requestData.options);
+		if (refused) throw refused;
 		return await run();
 	} catch (caught) {
 		const itemIndex = this.getItemIndex();
@@ -132,7 +142,7 @@ export function senderIdRequest(operation: 'create' | 'update') {
 		this: IExecutePaginationFunctions,
 		requestData: ResultOptions,
 	): Promise<INodeExecutionData[]> {
-		return await orErrorItem.call(this, async () => {
+		return await orErrorItem.call(this, requestData, async () => {
 			const itemIndex = this.getItemIndex();
 			const senderId = await routedRequest.call(this, requestData, (failure) => {
 				const notSent = failure.outcome === 'notSent';
@@ -160,7 +170,7 @@ export async function getManyPages(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	return await orErrorItem.call(this, async () => {
+	return await orErrorItem.call(this, requestData, async () => {
 		const node = this.getNode();
 		const itemIndex = this.getItemIndex();
 		const { maxResults } = requestData;
@@ -225,7 +235,18 @@ function checkParameter({
 			return requestOptions;
 		}
 		const ref = { node: this.getNode(), itemIndex: this.getItemIndex(), field: parameter, label };
-		const checked = check(ref, value);
+		let checked: unknown;
+		try {
+			checked = check(ref, value);
+		} catch (error) {
+			// n8n's routing turns a preSend's error into an unpaired error item: the request hook
+			// reports it instead, paired. The first refusal of an item is the one reported.
+			if (!this.continueOnFail()) throw nodeError(this.getNode(), error, ref.itemIndex);
+			if (!refusedInput.has(requestOptions)) {
+				refusedInput.set(requestOptions, nodeError(this.getNode(), error, ref.itemIndex));
+			}
+			return requestOptions;
+		}
 		if (send) target[send.property] = checked as IDataObject[string];
 		return requestOptions;
 	};
