@@ -47,10 +47,13 @@ export function lineEndpoints(
 	};
 }
 
-/** Ports per line, away from `npm start`'s 5678/8787/8788. */
+/**
+ * Ports per line, away from `npm start`'s 5678/8787/8788; E2E_PORT_BASE moves them, so that two
+ * checkouts can run their end-to-end tests at once.
+ */
 export function portsFor(line: string) {
-	const offset = E2E_LINES.indexOf(line) * 10;
-	return { n8n: 5710 + offset, broker: 5711 + offset, api: 5712 + offset, send: 5713 + offset };
+	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.indexOf(line) * 10;
+	return { n8n: base, broker: base + 1, api: base + 2, send: base + 3 };
 }
 
 export const STATE_FILE = path.join(packageRoot(), '.n8n-local/e2e-state.json');
