@@ -1,6 +1,4 @@
-import type { INodeType } from 'n8n-workflow';
-
-import { NODE_TYPE, nodeTypeInstances, runWorkflow } from './helpers/n8n';
+import { loadedNodeDescription, runWorkflow } from './helpers/n8n';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
@@ -286,8 +284,9 @@ describe('Sender ID → Update', () => {
 });
 
 describe('Sender ID: the PENDING explanation', () => {
-	test('the output pane explains PENDING after a Sender ID run, and only there', () => {
-		const hints = (nodeTypeInstances[NODE_TYPE] as INodeType).description.hints ?? [];
+	// The editor shows it (test/e2e/editor.e2e.ts); this pins what the description asks of it.
+	test('the node asks for a PENDING hint in the output pane after Sender ID runs', () => {
+		const hints = loadedNodeDescription().hints ?? [];
 		expect(hints).toEqual([
 			expect.objectContaining({
 				message: expect.stringContaining('PENDING cannot send SMS until the service approves it'),

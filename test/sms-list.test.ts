@@ -309,11 +309,15 @@ describe('SMS → Get Many: bad input and errors', () => {
 		});
 		expect(result.items).toHaveLength(3);
 		expect(result.items[0]).toEqual(
-			expect.objectContaining({ json: { error: 'internal server error' }, pairedItem: { item: 0 } }),
+			expect.objectContaining({
+				json: { error: 'internal server error' },
+				pairedItem: { item: 0 },
+			}),
 		);
 		expect(result.items[0].error).toMatchObject({
 			httpCode: '500',
-			description: 'Injected fault\nThe API failed with an unexpected server error. Try again later.',
+			description:
+				'Injected fault\nThe API failed with an unexpected server error. Try again later.',
 		});
 		expect(result.items.slice(1).map((item) => item.pairedItem)).toEqual([
 			{ item: 1 },
@@ -400,14 +404,17 @@ describe('SMS → Get Many: Limit per item', () => {
 		expect(queries().map((q) => q.page)).toEqual(['1', '2']);
 	});
 
-	test.each([250, 300])('a Limit of %i that covers every record stops at the total', async (limit) => {
-		const result = await runWorkflow({
-			parameters: getMany({ limit }),
-			credentials: ctx.credentials,
-		});
-		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
-		expect(queries().map((q) => q.page)).toEqual(['1', '2', '3']);
-	});
+	test.each([250, 300])(
+		'a Limit of %i that covers every record stops at the total',
+		async (limit) => {
+			const result = await runWorkflow({
+				parameters: getMany({ limit }),
+				credentials: ctx.credentials,
+			});
+			expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
+			expect(queries().map((q) => q.page)).toEqual(['1', '2', '3']);
+		},
+	);
 
 	test('each input item gets its own records, paired to it', async () => {
 		const result = await runWorkflow({

@@ -187,7 +187,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		await ndv.getByText('Request Options', { exact: true }).waitFor();
 		await ndv
 			.locator('[data-test-id=parameter-item]', { hasText: 'Request Options' })
-			.getByText('Add Option')
+			.locator('[data-test-id=collection-parameter-add] input')
 			.click();
 		for (const option of ['Batching', 'Ignore SSL Issues (Insecure)', 'Proxy', 'Timeout']) {
 			await page.getByText(option, { exact: true }).last().waitFor();

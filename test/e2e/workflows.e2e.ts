@@ -183,9 +183,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			);
 			const run = await n8n.run(id);
 			expect(outputOf(run, 'SMS Messaging')).toHaveLength(20);
-			expect((await n8n.simRequests()).map((r) => r.query)).toEqual([
-				{ page: '1', records: '20' },
-			]);
+			expect((await n8n.simRequests()).map((r) => r.query)).toEqual([{ page: '1', records: '20' }]);
 		});
 
 		test('Sender ID → Create: a bad item makes no request and stops the run; a good one comes back PENDING', async () => {
@@ -235,7 +233,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					},
 				];
 				for (const [k, parameters] of runs.entries()) {
-					const { id } = await n8n.createWorkflow(workflow(`e2e proxy ${k}`, credential, parameters));
+					const { id } = await n8n.createWorkflow(
+						workflow(`e2e proxy ${k}`, credential, parameters),
+					);
 					const run = await n8n.run(id);
 					expect(run.status).toBe('success');
 				}
