@@ -33,3 +33,40 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 		},
 	];
 }
+
+/** The Search filter of both lists, sent as `query`. */
+export function searchFilter(placeholder: string, description: string): INodeProperties {
+	return {
+		displayName: 'Search',
+		name: 'query',
+		type: 'string',
+		default: '',
+		placeholder,
+		description,
+		routing: checkedRouting({
+			parameter: 'filters.query',
+			label: 'Search',
+			check: (_ref, value) => value,
+			send: { type: 'query', property: 'query' },
+			optional: true,
+		}),
+	};
+}
+
+/** The User ID filter of both lists, for admin accounts. */
+export function userIdFilter(records: string): INodeProperties {
+	return {
+		displayName: 'User ID',
+		name: 'userId',
+		type: 'number',
+		default: 1,
+		description: `Only ${records} of this user. Admin accounts only: other accounts get a permission error (403).`,
+		routing: checkedRouting({
+			parameter: 'filters.userId',
+			label: 'User ID',
+			check: positiveInteger,
+			send: { type: 'query', property: 'userId' },
+			optional: true,
+		}),
+	};
+}

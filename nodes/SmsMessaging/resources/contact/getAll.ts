@@ -1,8 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { listControls } from '../../shared/descriptions';
-import { checkedRouting } from '../../shared/routing';
-import { positiveInteger } from '../../shared/validation';
+import { listControls, searchFilter, userIdFilter } from '../../shared/descriptions';
 
 const showOnlyForContactGetMany = { resource: ['contact'], operation: ['getAll'] };
 
@@ -16,36 +14,11 @@ export const contactGetManyDescription: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: showOnlyForContactGetMany },
 		options: [
-			{
-				displayName: 'Search',
-				name: 'query',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Jane',
-				description: 'Text to look for in the contact name, phone number and e-mail address',
-				routing: checkedRouting({
-					parameter: 'filters.query',
-					label: 'Search',
-					check: (_ref, value) => value,
-					send: { type: 'query', property: 'query' },
-					optional: true,
-				}),
-			},
-			{
-				displayName: 'User ID',
-				name: 'userId',
-				type: 'number',
-				default: 1,
-				description:
-					'Only contacts of this user. Admin accounts only: other accounts get a permission error (403).',
-				routing: checkedRouting({
-					parameter: 'filters.userId',
-					label: 'User ID',
-					check: positiveInteger,
-					send: { type: 'query', property: 'userId' },
-					optional: true,
-				}),
-			},
+			searchFilter(
+				'e.g. Jane',
+				'Text to look for in the contact name, phone number and e-mail address',
+			),
+			userIdFilter('contacts'),
 		],
 	},
 ];

@@ -26,10 +26,33 @@ const ACCESS: INodePropertyOptions[] = [
 	{ name: 'Public', value: 'PUBLIC', description: 'Visible to other users of the service' },
 ];
 
+type Show = { resource: string[]; operation: string[] };
+
+/** A required choice sent in the body under its own name, checked against its options. */
+function optionsField(
+	show: Show,
+	field: Pick<INodeProperties, 'displayName' | 'name' | 'default' | 'description'> & {
+		options: INodePropertyOptions[];
+	},
+): INodeProperties {
+	const allowed = field.options.map((option) => String(option.value));
+	return {
+		...field,
+		type: 'options',
+		required: true,
+		displayOptions: { show },
+		routing: checkedRouting({
+			parameter: field.name,
+			label: field.displayName,
+			check: (ref, value) => oneOf(ref, value, allowed),
+			send: { type: 'body', property: field.name },
+		}),
+	};
+}
+
 /** Name, purpose, access and sample: the body both create and update send, each checked. */
 export function senderIdFields(operation: 'create' | 'update'): INodeProperties[] {
-	const show = { resource: ['senderId'], operation: [operation] };
-	const values = (options: INodePropertyOptions[]) => options.map((option) => String(option.value));
+	const show: Show = { resource: ['senderId'], operation: [operation] };
 	return [
 		{
 			displayName: 'Name',
@@ -48,38 +71,20 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 				send: { type: 'body', property: 'name' },
 			}),
 		},
-		{
+		optionsField(show, {
 			displayName: 'Purpose',
 			name: 'purpose',
-			type: 'options',
-			required: true,
 			default: 'TRANSACTIONAL',
 			description: 'What kind of messages this Sender ID will send',
-			displayOptions: { show },
 			options: PURPOSES,
-			routing: checkedRouting({
-				parameter: 'purpose',
-				label: 'Purpose',
-				check: (ref, value) => oneOf(ref, value, values(PURPOSES)),
-				send: { type: 'body', property: 'purpose' },
-			}),
-		},
-		{
+		}),
+		optionsField(show, {
 			displayName: 'Access',
 			name: 'access',
-			type: 'options',
-			required: true,
 			default: 'PRIVATE',
 			description: 'Who can see this Sender ID',
-			displayOptions: { show },
 			options: ACCESS,
-			routing: checkedRouting({
-				parameter: 'access',
-				label: 'Access',
-				check: (ref, value) => oneOf(ref, value, values(ACCESS)),
-				send: { type: 'body', property: 'access' },
-			}),
-		},
+		}),
 		{
 			displayName: 'Sample Message',
 			name: 'sample',

@@ -5,9 +5,9 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { listControls } from '../../shared/descriptions';
+import { listControls, searchFilter, userIdFilter } from '../../shared/descriptions';
 import { checkedRouting } from '../../shared/routing';
-import { apiDate, oneOf, positiveInteger, uuid } from '../../shared/validation';
+import { apiDate, oneOf, uuid } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
 
@@ -38,21 +38,10 @@ export const smsGetManyDescription: INodeProperties[] = [
 					optional: true,
 				}),
 			},
-			{
-				displayName: 'Search',
-				name: 'query',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. order 1234',
-				description: 'Text to look for in the message content and the recipient number',
-				routing: checkedRouting({
-					parameter: 'filters.query',
-					label: 'Search',
-					check: (_ref, value) => value,
-					send: { type: 'query', property: 'query' },
-					optional: true,
-				}),
-			},
+			searchFilter(
+				'e.g. order 1234',
+				'Text to look for in the message content and the recipient number',
+			),
 			{
 				displayName: 'Sent After',
 				name: 'startDate',
@@ -107,21 +96,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 					},
 				],
 			},
-			{
-				displayName: 'User ID',
-				name: 'userId',
-				type: 'number',
-				default: 1,
-				description:
-					'Only messages of this user. Admin accounts only: other accounts get a permission error (403).',
-				routing: checkedRouting({
-					parameter: 'filters.userId',
-					label: 'User ID',
-					check: positiveInteger,
-					send: { type: 'query', property: 'userId' },
-					optional: true,
-				}),
-			},
+			userIdFilter('messages'),
 		],
 	},
 	{
