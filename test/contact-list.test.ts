@@ -72,6 +72,15 @@ describe('Contact → Get Many', () => {
 		expect(ctx.sim.requests.every((r) => !r.rawQuery.includes('sort'))).toBe(true);
 	});
 
+	test('a User ID filter added but left empty, as the editor adds it, filters nothing', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 5, filters: { userId: '' } }),
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(5);
+		expect(queries()).toEqual([{ page: '1', records: '5' }]);
+	});
+
 	test('401 says to check the API token', async () => {
 		const result = await runWorkflow({
 			parameters: getMany(),
@@ -92,9 +101,7 @@ describe('Contact → Get Many', () => {
 			parameters: getMany({ filters: { userId: 0 } }),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe(
-			'Item 0: User ID (filters.userId) must be a whole number of 1 or more, got 0',
-		);
+		expect(result.error?.message).toBe('User ID must be a whole number of 1 or more, got 0');
 		expect(ctx.sim.requests).toEqual([]);
 	});
 });

@@ -34,7 +34,7 @@ const OPERATIONS: Operation[] = [
 		},
 		request: 'POST /sender-ids',
 		header: 'x-service',
-		timeoutError: `Item 0: ${UNANSWERED}`,
+		timeoutError: `The request failed${UNANSWERED.slice('the request failed'.length)}`,
 	},
 	{
 		name: 'Sender ID → Update',
@@ -49,23 +49,21 @@ const OPERATIONS: Operation[] = [
 		},
 		request: 'PUT /sender-ids',
 		header: 'x-service',
-		timeoutError: `Item 0: ${UNANSWERED}`,
+		timeoutError: `The request failed${UNANSWERED.slice('the request failed'.length)}`,
 	},
 	{
 		name: 'SMS → Get Many',
 		parameters: { resource: 'sms', operation: 'getAll', limit: 5 },
 		request: 'GET /sms',
 		header: 'x-service',
-		timeoutError:
-			'Item 0: page 1 of the list could not be read: the API did not answer within the timeout',
+		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'Contact → Get Many',
 		parameters: { resource: 'contact', operation: 'getAll', limit: 5 },
 		request: 'GET /contacts',
 		header: 'x-service',
-		timeoutError:
-			'Item 0: page 1 of the list could not be read: the API did not answer within the timeout',
+		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'SMS → Send',
@@ -161,10 +159,9 @@ describe('over HTTP', () => {
 			[{ item: 0 }, `Delivery unknown: ${UNANSWERED}`],
 			[{ item: 1 }, `Delivery unknown: ${UNANSWERED}`],
 		]);
-		expect(result.items.map((item) => (item.json.details as { status: string }).status)).toEqual([
-			'deliveryUnknown',
-			'deliveryUnknown',
-		]);
+		for (const item of result.items) {
+			expect(item.error?.description).toMatch(/^Outcome: delivery unknown, request 1 of 1\./);
+		}
 	});
 
 	test("Send: its own Timeout option wins over the node's Settings", async () => {
@@ -221,7 +218,7 @@ describe('over HTTP', () => {
 			parameters: withSettings(OPERATIONS[4], { proxy: 'not a proxy' }),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('Proxy (requestOptions.proxy) is not a URL: "not a proxy"');
+		expect(result.error?.message).toBe('Proxy is not a URL: "not a proxy"');
 		expect(ctx.sim.requests).toEqual([]);
 	});
 });

@@ -63,19 +63,13 @@ describe('Sender ID → Create', () => {
 			items: [{ brand: 'GOOD' }, { brand: 'FINE' }, { brand: 'MUCH-TOO-LONG-NAME' }],
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe(
-			'Item 2: Name (name) is 18 characters long; the API allows 1 to 11',
-		);
+		expect(result.error?.message).toBe('Name is 18 characters long; the API allows 1 to 11');
 		expect(ctx.sim.requests.map((r) => r.body.name)).not.toContain('MUCH-TOO-LONG-NAME');
 	});
 
 	test.each([
-		[
-			'purpose',
-			'SPAM',
-			'Purpose (purpose) must be one of NOTIFICATION, PROMOTIONAL, TRANSACTIONAL',
-		],
-		['access', 'secret', 'Access (access) must be one of PRIVATE, PUBLIC'],
+		['purpose', 'SPAM', 'Purpose must be one of NOTIFICATION, PROMOTIONAL, TRANSACTIONAL'],
+		['access', 'secret', 'Access must be one of PRIVATE, PUBLIC'],
 	])(
 		'a %s of %j set by an expression is refused before any request',
 		async (field, value, problem) => {
@@ -84,7 +78,7 @@ describe('Sender ID → Create', () => {
 				items: [{ value }],
 				credentials: ctx.credentials,
 			});
-			expect(result.error?.message).toBe(`Item 0: ${problem}, got ${JSON.stringify(value)}`);
+			expect(result.error?.message).toBe(`${problem}, got ${JSON.stringify(value)}`);
 			expect(ctx.sim.requests).toEqual([]);
 		},
 	);
@@ -101,7 +95,7 @@ describe('Sender ID → Create', () => {
 		ctx.sim.inject({ path: '/sender-ids', network: 'reset', process: true });
 		const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
 		expect(result.error?.message).toBe(
-			'Item 0: the request failed after it may have reached the API: the connection was closed before the API answered',
+			'The request failed after it may have reached the API: the connection was closed before the API answered',
 		);
 		expect(result.error?.description).toContain('may have been registered');
 		expect(ctx.sim.requests).toHaveLength(1);
@@ -114,7 +108,7 @@ describe('Sender ID → Create', () => {
 			credentials: { ...ctx.credentials, baseUrl: 'http://127.0.0.1:1/api/v3' },
 		});
 		expect(result.error?.message).toBe(
-			'Item 0: not sent: the API could not be reached after 4 attempts: the connection was refused',
+			'Not sent: the API could not be reached after 4 attempts: the connection was refused',
 		);
 		expect(result.error?.description).toBe('Nothing reached the API; running it again is safe.');
 	});
@@ -131,7 +125,7 @@ describe('Sender ID → Create', () => {
 				items: [{ brand: name }],
 				credentials: ctx.credentials,
 			});
-			expect(result.error?.message).toBe(`Item 0: Name (name) ${problem}`);
+			expect(result.error?.message).toBe(`Name ${problem}`);
 			expect(ctx.sim.requests).toEqual([]);
 		},
 	);
@@ -142,7 +136,7 @@ describe('Sender ID → Create', () => {
 			items: [{ sample: ' ' }],
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('Item 0: Sample Message (sample) is empty');
+		expect(result.error?.message).toBe('Sample Message is empty');
 		expect(ctx.sim.requests).toEqual([]);
 	});
 
@@ -154,9 +148,7 @@ describe('Sender ID → Create', () => {
 			continueOnFail: true,
 		});
 		expect(result.items).toHaveLength(3);
-		expect(result.items[1].json.error).toBe(
-			'Item 1: Name (name) is 18 characters long; the API allows 1 to 11',
-		);
+		expect(result.items[1].json.error).toBe('Name is 18 characters long; the API allows 1 to 11');
 		expect(result.items.map((item) => item.pairedItem)).toEqual([
 			{ item: 0 },
 			{ item: 1 },
@@ -203,6 +195,10 @@ describe('Sender ID → Create', () => {
 				'name: rejected by policy (rejected value: "ACMESHOP")',
 			);
 			expect(result.serialized).not.toContain(TOKEN);
+			// What the provider's support asks for: the request ID, the API's code and the time.
+			expect(result.error?.description).toMatch(
+				/\nFor the API's support: request ID [0-9a-f-]{36}, code \d+, at \d{4}-\d\d-\d\dT[\d:.]+Z\.$/,
+			);
 		},
 	);
 });
@@ -260,8 +256,17 @@ describe('Sender ID → Update', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Item 0: Sender ID (id) must be a whole number of 1 or more, got 0',
+			'Sender ID Number must be a whole number of 1 or more, got 0',
 		);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('left empty, as the editor starts it, the number is refused before any request', async () => {
+		const result = await runWorkflow({
+			parameters: update({ id: '' }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('Sender ID Number is empty');
 		expect(ctx.sim.requests).toEqual([]);
 	});
 

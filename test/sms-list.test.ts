@@ -217,21 +217,9 @@ describe('SMS → Get Many: filters and sort', () => {
 
 describe('SMS → Get Many: bad input and errors', () => {
 	test.each([
-		[
-			'startDate',
-			'31/12/2026',
-			/^Item 0: Sent After \(filters\.startDate\) is not a date: "31\/12\/2026"$/,
-		],
-		[
-			'endDate',
-			'2026-02-30',
-			/^Item 0: Sent Before \(filters\.endDate\) is not a date: "2026-02-30"$/,
-		],
-		[
-			'campaignId',
-			'not-a-uuid',
-			/^Item 0: Campaign ID \(filters\.campaignId\) is not a UUID: "not-a-uuid"$/,
-		],
+		['startDate', '31/12/2026', /^Sent After is not a date: "31\/12\/2026"$/],
+		['endDate', '2026-02-30', /^Sent Before is not a date: "2026-02-30"$/],
+		['campaignId', 'not-a-uuid', /^Campaign ID is not a UUID: "not-a-uuid"$/],
 	])('a bad %s is refused before any request', async (name, value, message) => {
 		const result = await runWorkflow({
 			parameters: getMany({ filters: { [name]: value } }),
@@ -314,11 +302,10 @@ describe('SMS → Get Many: bad input and errors', () => {
 				pairedItem: { item: 0 },
 			}),
 		);
-		expect(result.items[0].error).toMatchObject({
-			httpCode: '500',
-			description:
-				'Injected fault\nThe API failed with an unexpected server error. Try again later.',
-		});
+		expect(result.items[0].error).toMatchObject({ httpCode: '500' });
+		expect(result.items[0].error?.description).toMatch(
+			/^Injected fault\nThe API failed with an unexpected server error\. Try again later\.\nFor the API's support: request ID [0-9a-f-]{36}, code \d+, at \d{4}-\d\d-\d\dT/,
+		);
 		expect(result.items.slice(1).map((item) => item.pairedItem)).toEqual([
 			{ item: 1 },
 			{ item: 1 },
@@ -336,9 +323,7 @@ describe('SMS → Get Many: bad input and errors', () => {
 			],
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe(
-			'Item 2: Campaign ID (filters.campaignId) is not a UUID: "nope"',
-		);
+		expect(result.error?.message).toBe('Campaign ID is not a UUID: "nope"');
 		expect(queries().map((q) => q['campaign-id'])).not.toContain('nope');
 		expect(queries().length).toBeLessThanOrEqual(2);
 	});
@@ -351,7 +336,7 @@ describe('SMS → Get Many: bad input and errors', () => {
 			continueOnFail: true,
 		});
 		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
-			[{ item: 0 }, 'Item 0: Campaign ID (filters.campaignId) is not a UUID: "nope"'],
+			[{ item: 0 }, 'Campaign ID is not a UUID: "nope"'],
 			[{ item: 1 }, 'record'],
 		]);
 		expect(queries()).toEqual([{ page: '1', records: '1', 'campaign-id': ctx.sim.campaigns[1] }]);
@@ -371,7 +356,7 @@ describe('SMS → Get Many: bad input and errors', () => {
 		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
 			[{ item: 0 }, 'record'],
 			[{ item: 0 }, 'record'],
-			[{ item: 1 }, 'Item 1: Campaign ID (filters.campaignId) is not a UUID: "nope"'],
+			[{ item: 1 }, 'Campaign ID is not a UUID: "nope"'],
 			[{ item: 2 }, 'record'],
 			[{ item: 2 }, 'record'],
 		]);
@@ -387,7 +372,7 @@ describe('SMS → Get Many: bad input and errors', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			`Item 0: Limit (limit) must be a whole number of 1 or more, got ${JSON.stringify(limit)}`,
+			`Limit must be a whole number of 1 or more, got ${JSON.stringify(limit)}`,
 		);
 		expect(ctx.sim.requests).toEqual([]);
 	});

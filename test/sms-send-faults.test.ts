@@ -130,12 +130,14 @@ describe('retries of refusals that prove nothing was sent', () => {
 				'Not sent: the API could not be reached after 2 attempts: the connection was refused',
 				expect.stringMatching(/^Not sent/),
 			]);
-			expect(result.items[0].json.details).toMatchObject({
-				status: 'failed',
-				description:
-					'Network error code: ECONNREFUSED.\nNothing reached the API, so these messages can be sent again.',
-				envelope: { number: '254710000000' },
-			});
+			expect(result.items[0].error?.description).toBe(
+				[
+					'Outcome: failed, request 1 of 1.',
+					'Network error code: ECONNREFUSED.',
+					'Nothing reached the API, so these messages can be sent again.',
+					'Envelope: {"number":"254710000000","message":"Order ORD-0 is on its way","thirdPartyRef":"ORD-0"}',
+				].join('\n'),
+			);
 		} finally {
 			await ctx.sim.resumeSend();
 		}
@@ -173,15 +175,13 @@ describe('failures after the request may have reached the API are never retried'
 		expect(result.items[0].json.error).toBe(
 			'Delivery unknown: the request failed after it may have reached the API: the API did not answer within the timeout',
 		);
-		expect(result.items[0].json.details).toMatchObject({
-			status: 'deliveryUnknown',
-			request: 1,
-			envelope: {
-				number: '254710000000',
-				message: 'Order ORD-0 is on its way',
-				thirdPartyRef: 'ORD-0',
-			},
-		});
+		expect(result.items[0].json).toEqual({ error: result.items[0].error?.message });
+		expect(result.items[0].error?.description).toContain(
+			'Outcome: delivery unknown, request 1 of 1.',
+		);
+		expect(result.items[0].error?.description).toContain(
+			'Envelope: {"number":"254710000000","message":"Order ORD-0 is on its way","thirdPartyRef":"ORD-0"}',
+		);
 		expect(sendRequests()).toHaveLength(1);
 	});
 });
@@ -266,14 +266,17 @@ describe('partial failure is accounted for exactly', () => {
 		expect(result.items).toHaveLength(100);
 		expect(pairedIndexes(result.items)).toEqual(Array.from({ length: 100 }, (_, i) => i));
 		const status = (i: number) =>
-			(result.items[i].json.details as { status?: string } | undefined)?.status ??
+			/^Outcome: ([^,.]+)/.exec(result.items[i].error?.description ?? '')?.[1] ??
 			result.items[i].json.status;
 		expect(status(0)).toBe('SENT');
 		expect(status(29)).toBe('SENT');
 		expect(status(30)).toBe('failed');
 		expect(status(39)).toBe('failed');
-		expect(status(40)).toBe('notAttempted');
-		expect(status(99)).toBe('notAttempted');
+		expect(status(40)).toBe('not attempted');
+		expect(status(99)).toBe('not attempted');
+		expect(result.items[40].json).toEqual({
+			error: 'Not attempted: an earlier request of this run failed',
+		});
 		expect(sendRequests()).toHaveLength(4);
 		expectNoDuplicates();
 	});

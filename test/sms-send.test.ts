@@ -172,14 +172,14 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 		[
 			'a number that is not digits',
 			{ phone: '0712-abc' },
-			/^Item 1: Recipient Number \(number\) is not a phone number: "0712-abc"$/,
+			/^Recipient Number is not a phone number: "0712-abc"$/,
 		],
-		['an empty number', { phone: '' }, /^Item 1: Recipient Number \(number\) is empty$/],
-		['an empty message', { text: '   ' }, /^Item 1: Message \(message\) is empty$/],
+		['an empty number', { phone: '' }, /^Recipient Number is empty$/],
+		['an empty message', { text: '   ' }, /^Message is empty$/],
 		[
 			'a Sender ID over 11 characters',
 			{ sender: 'TWELVECHARSX' },
-			/^Item 1: Sender ID \(senderId\) is 12 characters long; the API allows 1 to 11$/,
+			/^Sender ID is 12 characters long; the API allows 1 to 11$/,
 		],
 	];
 
@@ -222,10 +222,8 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 			{ item: 2 },
 			{ item: 3 },
 		]);
-		expect(result.items[1].json.error).toBe(
-			'Item 1: Recipient Number (number) is not a phone number: "call me"',
-		);
-		expect(result.items[2].json.error).toBe('Item 2: Message (message) is empty');
+		expect(result.items[1].json.error).toBe('Recipient Number is not a phone number: "call me"');
+		expect(result.items[2].json.error).toBe('Message is empty');
 		expect(result.items[0].json.status).toBe('SENT');
 		expect(result.items[3].json.status).toBe('SENT');
 		expect(sendRequests()).toHaveLength(1);
@@ -236,36 +234,20 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 	});
 
 	test.each([
-		[
-			'batchSize',
-			'={{ 0 }}',
-			'Batch Size (options.batchSize) must be a whole number from 1 to 1000, got 0',
-		],
-		[
-			'batchSize',
-			'={{ "abc" }}',
-			'Batch Size (options.batchSize) must be a whole number from 1 to 1000, got "abc"',
-		],
-		[
-			'maxAttempts',
-			'={{ 11 }}',
-			'Max Attempts (options.maxAttempts) must be a whole number from 1 to 10, got 11',
-		],
+		['batchSize', '={{ 0 }}', 'Batch Size must be a whole number from 1 to 1000, got 0'],
+		['batchSize', '={{ "abc" }}', 'Batch Size must be a whole number from 1 to 1000, got "abc"'],
+		['maxAttempts', '={{ 11 }}', 'Max Attempts must be a whole number from 1 to 10, got 11'],
 		[
 			'maxMessages',
 			'={{ -1 }}',
-			'Max Messages per Run (options.maxMessages) must be a whole number of 0 or more, got -1',
+			'Max Messages per Run must be a whole number of 0 or more, got -1',
 		],
-		[
-			'timeout',
-			'={{ 0.5 }}',
-			'Timeout (options.timeout) must be a whole number of 1 or more, got 0.5',
-		],
-		['dryRun', '={{ "yes" }}', 'Dry Run (options.dryRun) must be true or false, got "yes"'],
+		['timeout', '={{ 0.5 }}', 'Timeout must be a whole number of 1 or more, got 0.5'],
+		['dryRun', '={{ "yes" }}', 'Dry Run must be true or false, got "yes"'],
 		[
 			'onRequestFailure',
 			'={{ "retry" }}',
-			'After a Failed Request (options.onRequestFailure) must be one of stop, continue, got "retry"',
+			'After a Failed Request must be one of stop, continue, got "retry"',
 		],
 	])(
 		'an option %s set by an expression to %s is refused before anything is sent',
@@ -274,12 +256,82 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 				parameters: send({ options: { [name]: value } }),
 				items: customers(3),
 				credentials: ctx.credentials,
-				continueOnFail: true,
 			});
-			expect(result.error?.message).toBe(`Item 0: ${problem}`);
+			expect(result.error?.message).toBe(problem);
 			expect(ctx.sim.requests).toEqual([]);
 		},
 	);
+});
+
+describe('SMS → Send: a refused run under Continue On Fail passes no item through as sent', () => {
+	const REFUSALS: Array<[string, Record<string, unknown>, string]> = [
+		[
+			'Max Messages per Run exceeded',
+			{ options: { maxMessages: 1 } },
+			'This run would send 2 messages, more than Max Messages per Run (1)',
+		],
+		[
+			'a Batch Size of 0 by expression',
+			{ options: { batchSize: '={{ 0 }}' } },
+			'Batch Size must be a whole number from 1 to 1000, got 0',
+		],
+		[
+			'a Proxy that is not a URL',
+			{ requestOptions: { proxy: 'nope' } },
+			'Proxy is not a URL: "nope"',
+		],
+	];
+
+	test.each(REFUSALS)(
+		'%s, Continue (regular output): one error item per input item, paired, nothing sent',
+		async (_what, parameters, message) => {
+			const result = await runWorkflow({
+				parameters: send(parameters),
+				items: customers(2),
+				credentials: ctx.credentials,
+				onError: 'continueRegularOutput',
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items.map((item) => [item.json, item.pairedItem])).toEqual([
+				[{ error: message }, { item: 0 }],
+				[{ error: message }, { item: 1 }],
+			]);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
+
+	test.each(REFUSALS)(
+		'%s, Continue (using error output): every input item on the error output and none on the other',
+		async (_what, parameters, message) => {
+			const result = await runWorkflow({
+				parameters: send(parameters),
+				items: customers(2),
+				credentials: ctx.credentials,
+				onError: 'continueErrorOutput',
+			});
+			expect(result.items).toEqual([]);
+			expect(result.errorItems.map((item) => [item.json.error, item.pairedItem])).toEqual([
+				[message, { item: 0 }],
+				[message, { item: 1 }],
+			]);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
+
+	test('failed and refused items reach the error output; sent ones the regular output', async () => {
+		ctx.sim.inject({ host: 'send', status: 500 });
+		const result = await runWorkflow({
+			parameters: send({ options: { batchSize: 1, onRequestFailure: 'continue' } }),
+			items: [{ phone: '254712345678' }, { phone: 'call me' }, { phone: '254712345679' }],
+			credentials: ctx.credentials,
+			onError: 'continueErrorOutput',
+		});
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 2 }]);
+		expect(result.errorItems.map((item) => [item.pairedItem, item.json.error])).toEqual([
+			[{ item: 0 }, 'internal server error'],
+			[{ item: 1 }, 'Recipient Number is not a phone number: "call me"'],
+		]);
+	});
 });
 
 describe('SMS → Send: API errors', () => {
@@ -296,6 +348,7 @@ describe('SMS → Send: API errors', () => {
 		);
 		expect(result.error?.description).toContain('does not have enough credits');
 		expect(result.error?.httpCode).toBe('402');
+		expect(result.error?.description).toMatch(/For the API's support: request ID [0-9a-f-]{36}/);
 	});
 
 	test('401 says to check the API token in the credential, and the token never shows', async () => {

@@ -39,9 +39,7 @@ describe('as an AI agent tool', () => {
 			items: [{ query: { number: 'Jane Doe', message: 'Hi' } }],
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe(
-			'Item 0: Recipient Number (number) is not a phone number: "Jane Doe"',
-		);
+		expect(result.error?.message).toBe('Recipient Number is not a phone number: "Jane Doe"');
 		expect(result.error?.description).toContain('Use the number with its country code');
 		expect(ctx.sim.requests).toEqual([]);
 	});

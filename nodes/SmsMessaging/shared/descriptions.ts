@@ -59,7 +59,9 @@ export function userIdFilter(records: string): INodeProperties {
 		displayName: 'User ID',
 		name: 'userId',
 		type: 'number',
-		default: 1,
+		// Empty: adding the filter must not silently narrow the list to some user.
+		default: '',
+		placeholder: 'e.g. 12',
 		description: `Only ${records} of this user. Admin accounts only: other accounts get a permission error (403).`,
 		routing: checkedRouting({
 			parameter: 'filters.userId',

@@ -1,4 +1,10 @@
-import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type INode,
+	type INodeExecutionData,
+	type JsonObject,
+} from 'n8n-workflow';
 
 import { isSet } from './validation';
 
@@ -49,6 +55,17 @@ function describeEntry(entry: unknown): string {
 	return String(entry);
 }
 
+/** What the provider's support needs to find the request: its ID, the API's code and time. */
+function supportLine({ reqId, code, timestamp }: JsonObject): string[] {
+	if (!isSet(reqId) && !isSet(code) && !isSet(timestamp)) return [];
+	const parts = [
+		isSet(reqId) ? `request ID ${String(reqId)}` : undefined,
+		isSet(code) ? `code ${String(code)}` : undefined,
+		isSet(timestamp) ? `at ${String(timestamp)}` : undefined,
+	];
+	return [`For the API's support: ${parts.filter(Boolean).join(', ')}.`];
+}
+
 function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
 	if (statusCode === 404 && context.operation === 'senderId:update') {
 		return `The Sender ID ${String(context.senderId)} does not exist. Check the ID of the Sender ID to update.`;
@@ -77,7 +94,7 @@ function apiError(
 			: `The API answered with HTTP ${statusCode}`;
 	const entries = Array.isArray(wrapper.errors) ? wrapper.errors.map(describeEntry) : [];
 	const hint = statusHint(statusCode, context);
-	const description = [...entries, ...(hint ? [hint] : [])].join('\n');
+	const description = [...entries, ...(hint ? [hint] : []), ...supportLine(wrapper)].join('\n');
 
 	const message = redact(apiMessage, context.apiToken);
 	const safeDescription = redact(description, context.apiToken);
@@ -165,4 +182,16 @@ export function nodeError(
 ): NodeApiError | NodeOperationError {
 	if (caught instanceof NodeApiError || caught instanceof NodeOperationError) return caught;
 	return new NodeOperationError(node, caught as Error, { itemIndex });
+}
+
+/**
+ * n8n's own error item, paired to the item that failed: `json.error` holds the message, and the
+ * error itself, with its description and HTTP code, rides beside it. n8n 1.x and 2.x route such an
+ * item to the error output when the node's On Error is "Continue (using error output)".
+ */
+export function errorItem(
+	error: NodeApiError | NodeOperationError,
+	itemIndex: number,
+): INodeExecutionData {
+	return { json: { error: error.message }, error, pairedItem: { item: itemIndex } };
 }

@@ -15,7 +15,7 @@ import {
 	type PreSendAction,
 } from 'n8n-workflow';
 
-import { nodeError, readAnswer, unexpectedBodyError, type ApiOperation } from './errors';
+import { errorItem, nodeError, readAnswer, unexpectedBodyError, type ApiOperation } from './errors';
 import { collectPages } from './list';
 import {
 	answerRetryDelay,
@@ -32,6 +32,8 @@ import { isSet, type FieldRef } from './validation';
 // retries and pages (routing's `operations.pagination`, its one hook around the request).
 
 type ResultOptions = DeclarativeRestApiSettings.ResultOptions;
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefined> {
 	return (await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken;
@@ -126,7 +128,7 @@ async function orErrorItem(
 		const itemIndex = this.getItemIndex();
 		const error = nodeError(this.getNode(), caught, itemIndex);
 		if (!this.continueOnFail()) throw error;
-		return [{ json: { error: error.message }, error, pairedItem: { item: itemIndex } }];
+		return [errorItem(error, itemIndex)];
 	}
 }
 
@@ -148,7 +150,7 @@ export function senderIdRequest(operation: 'create' | 'update') {
 				const notSent = failure.outcome === 'notSent';
 				return new NodeOperationError(
 					this.getNode(),
-					`Item ${itemIndex}: ${notSent ? 'not sent: ' : ''}${unansweredText(failure)}`,
+					notSent ? `Not sent: ${unansweredText(failure)}` : capitalised(unansweredText(failure)),
 					{
 						itemIndex,
 						description: notSent
@@ -183,7 +185,7 @@ export async function getManyPages(
 			const data = await routedRequest.call(this, { ...requestData, options }, (failure) => {
 				return new NodeOperationError(
 					node,
-					`Item ${itemIndex}: page ${page} of the list could not be read: ${failure.reason}`,
+					`Page ${page} of the list could not be read: ${failure.reason}`,
 					{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
 				);
 			});

@@ -211,14 +211,9 @@ export function requestSettings(this: IExecuteFunctions): RequestSettings {
 		try {
 			proxy = new URL(String(given.proxy));
 		} catch {
-			throw new NodeOperationError(
-				node,
-				`Proxy (requestOptions.proxy) is not a URL: ${JSON.stringify(given.proxy)}`,
-				{
-					description:
-						'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
-				},
-			);
+			throw new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
+				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
+			});
 		}
 		request.proxy = {
 			host: proxy.hostname,

@@ -18,7 +18,8 @@ export function isSet(value: unknown): boolean {
 function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
 	return new NodeOperationError(
 		ref.node,
-		`Item ${ref.itemIndex}: ${ref.label} (${ref.field}) ${problem}`,
+		// n8n's editor names the item itself, from the error's itemIndex.
+		`${ref.label} ${problem}`,
 		{ itemIndex: ref.itemIndex, description: hint, level: 'warning' },
 	);
 }
@@ -81,6 +82,8 @@ export function oneOf(ref: FieldRef, value: unknown, allowed: string[]): string 
 
 /** A whole number from `min` to `max`; a number field set by an expression can be anything. */
 export function integerInRange(ref: FieldRef, value: unknown, min: number, max = Infinity): number {
+	if (!isSet(value))
+		throw invalidField(ref, 'is empty', 'Enter a number or an expression that gives one.');
 	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
 		const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;

@@ -15,7 +15,7 @@ export const senderIdDescription: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				action: 'Register a sender ID',
+				action: 'Create a sender ID',
 				description:
 					'Register a sender name for approval. It starts as PENDING and can send once approved (1 to 3 business weeks).',
 				routing: {

@@ -16,17 +16,20 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 		displayOptions: { show: showOnlyForSenderIdUpdate },
 	},
 	{
-		displayName: 'Sender ID',
+		displayName: 'Sender ID Number',
 		name: 'id',
 		type: 'number',
 		required: true,
-		default: 0,
-		description: 'The numeric ID of the Sender ID to update, as returned by Create',
+		// Empty, so that the editor asks for it: every ID the API gives is 1 or more.
+		default: '',
+		placeholder: 'e.g. 42',
+		description:
+			'The number that identifies the Sender ID to update: the ID that Create returned, not its name',
 		displayOptions: { show: showOnlyForSenderIdUpdate },
 		// The API takes the Sender ID's number as body field `senderId`.
 		routing: checkedRouting({
 			parameter: 'id',
-			label: 'Sender ID',
+			label: 'Sender ID Number',
 			check: positiveInteger,
 			send: { type: 'body', property: 'senderId' },
 		}),

@@ -11,7 +11,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { unwrapData } from '../../shared/errors';
+import { errorItem, nodeError, unwrapData } from '../../shared/errors';
 import { itemParameterReader } from '../../shared/itemParameters';
 import { estimateParts } from '../../shared/smsParts';
 import {
@@ -181,15 +181,16 @@ interface SendOptions {
 	timeout?: number;
 }
 
+/** Why the items of one request did not go out as sent. */
+interface Failure {
+	status: 'failed' | 'deliveryUnknown';
+	message: string;
+	description?: string;
+	httpCode?: string;
+}
+
 /** What happened to the items of one request. */
-type Outcome =
-	| { status: 'sent'; items: INodeExecutionData[] }
-	| {
-			status: 'failed' | 'deliveryUnknown';
-			message: string;
-			description?: string;
-			httpCode?: string;
-	  };
+type Outcome = { status: 'sent'; items: INodeExecutionData[] } | Failure;
 
 interface BatchReport {
 	request: number;
@@ -365,7 +366,7 @@ function runError(
 	requests: number,
 ): NodeApiError {
 	const failures = reports.filter((r) => r.outcome.status !== 'sent');
-	const first = failures[0].outcome as Exclude<Outcome, { status: 'sent' }>;
+	const first = failures[0].outcome as Failure;
 	const lines: string[] = [];
 	for (const { request, batch, outcome } of failures) {
 		if (outcome.status === 'sent') continue;
@@ -456,6 +457,80 @@ function readOptions(this: IExecuteFunctions): SendOptions {
 	};
 }
 
+interface RunPlan {
+	options: SendOptions;
+	settings: RequestSettings;
+	envelopes: Envelope[];
+	/** Error items of the items that were refused (only with Continue On Fail). */
+	refused: INodeExecutionData[];
+	credentials: { sendBaseUrl: string; apiToken: string };
+}
+
+/**
+ * Everything checked before the first request: the options, n8n's Request Options, every item's
+ * envelope, the cap on messages and the credential.
+ */
+async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<RunPlan> {
+	const options = readOptions.call(this);
+	const settings = requestSettings.call(this);
+	const read: ParameterReaders = {
+		senderId: itemParameterReader(this, 'senderId', ''),
+		number: itemParameterReader(this, 'number', ''),
+		message: itemParameterReader(this, 'message', ''),
+		thirdPartyRef: itemParameterReader(this, 'thirdPartyRef', ''),
+	};
+	const envelopes: Envelope[] = [];
+	const refused: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
+		try {
+			envelopes.push(readEnvelope.call(this, read, itemIndex));
+		} catch (caught) {
+			// Nothing has been sent yet: without Continue On Fail one bad item stops the whole run.
+			const error = nodeError(this.getNode(), caught, itemIndex);
+			if (!continueOnFail) throw error;
+			refused.push(errorItem(error, itemIndex));
+		}
+	}
+	if (options.maxMessages > 0 && envelopes.length > options.maxMessages) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`This run would send ${envelopes.length} messages, more than Max Messages per Run (${options.maxMessages})`,
+			{ description: 'Nothing was sent. Raise the cap in Options, or send fewer items.' },
+		);
+	}
+	const credentials = await this.getCredentials<{ sendBaseUrl: string; apiToken: string }>(
+		CREDENTIAL_TYPE,
+	);
+	return { options, settings, envelopes, refused, credentials };
+}
+
+/** The error item of one envelope that did not go out as sent; `outcome` says what happened. */
+function outcomeItem(
+	node: INode,
+	failure: Pick<Failure, 'message' | 'description' | 'httpCode'>,
+	{ itemIndex, envelope }: Envelope,
+	outcome: string,
+): INodeExecutionData {
+	const description = [
+		`Outcome: ${outcome}.`,
+		failure.description,
+		`Envelope: ${JSON.stringify(envelope)}`,
+	];
+	const details = {
+		message: failure.message,
+		description: description.filter(Boolean).join('\n'),
+		itemIndex,
+	};
+	const error = failure.httpCode
+		? new NodeApiError(
+				node,
+				{ message: failure.message },
+				{ ...details, httpCode: failure.httpCode },
+			)
+		: new NodeOperationError(node, failure.message, details);
+	return errorItem(error, itemIndex);
+}
+
 /**
  * SMS → Send: every item of the run goes out as an envelope, in as few requests as the batch
  * size allows, after all of them are checked; every item is accounted for whatever the API or the
@@ -464,51 +539,28 @@ function readOptions(this: IExecuteFunctions): SendOptions {
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const node = this.getNode();
-	const options = readOptions.call(this);
-	const settings = requestSettings.call(this);
 	const continueOnFail = this.continueOnFail();
+	let plan: RunPlan;
+	try {
+		plan = await planRun.call(this, continueOnFail);
+	} catch (caught) {
+		const error = nodeError(node, caught, 0);
+		if (!continueOnFail) throw error;
+		// A refused run sends nothing, so no item may pass through as if it had been sent: n8n would
+		// pass the input on if this threw under Continue On Fail.
+		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
+	}
+	const { options, settings, envelopes, refused, credentials } = plan;
 	const results: INodeExecutionData[] = new Array(items.length);
-	const errorItem = (itemIndex: number, error: string, details: IDataObject) => {
-		results[itemIndex] = { json: { error, details }, pairedItem: { item: itemIndex } };
+	const place = (item: INodeExecutionData) => {
+		results[(item.pairedItem as IPairedItemData).item] = item;
 	};
-
-	const read: ParameterReaders = {
-		senderId: itemParameterReader(this, 'senderId', ''),
-		number: itemParameterReader(this, 'number', ''),
-		message: itemParameterReader(this, 'message', ''),
-		thirdPartyRef: itemParameterReader(this, 'thirdPartyRef', ''),
-	};
-	const envelopes: Envelope[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			envelopes.push(readEnvelope.call(this, read, itemIndex));
-		} catch (caught) {
-			const error = caught as NodeOperationError;
-			// Nothing has been sent yet: without Continue On Fail one bad item stops the whole run.
-			if (!continueOnFail) throw new NodeOperationError(node, error);
-			errorItem(itemIndex, error.message, {
-				status: 'invalid',
-				description: error.description ?? null,
-			});
-		}
-	}
-
-	if (options.maxMessages > 0 && envelopes.length > options.maxMessages) {
-		throw new NodeOperationError(
-			node,
-			`This run would send ${envelopes.length} messages, more than Max Messages per Run (${options.maxMessages})`,
-			{ description: 'Nothing was sent. Raise the cap in Options, or send fewer items.' },
-		);
-	}
+	refused.forEach(place);
 	if (options.dryRun) {
-		for (const item of dryRunItems(envelopes))
-			results[(item.pairedItem as IPairedItemData).item] = item;
+		dryRunItems(envelopes).forEach(place);
 		return [results];
 	}
 
-	const credentials = await this.getCredentials<{ sendBaseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes, and
 	// Batch Interval is the pause between two requests.
 	const batches = toBatches(envelopes, Math.min(options.batchSize, settings.itemsPerBatch));
@@ -529,24 +581,20 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 
 	for (const { request, batch, outcome } of reports) {
 		if (outcome.status === 'sent') {
-			for (const item of outcome.items) results[(item.pairedItem as IPairedItemData).item] = item;
+			outcome.items.forEach(place);
 			continue;
 		}
-		for (const { itemIndex, envelope } of batch) {
-			errorItem(itemIndex, outcome.message, {
-				status: outcome.status,
-				request,
-				description: outcome.description ?? null,
-				httpCode: outcome.httpCode ?? null,
-				envelope,
-			});
+		const what = outcome.status === 'failed' ? 'failed' : 'delivery unknown';
+		for (const envelope of batch) {
+			place(
+				outcomeItem(node, outcome, envelope, `${what}, request ${request} of ${batches.length}`),
+			);
 		}
 	}
-	for (const { itemIndex, envelope } of notAttempted) {
-		errorItem(itemIndex, 'Not attempted: an earlier request of this run failed', {
-			status: 'notAttempted',
-			envelope,
-		});
-	}
+	const skipped = {
+		message: 'Not attempted: an earlier request of this run failed',
+		description: 'Nothing of it was sent, so it can be sent again.',
+	};
+	for (const envelope of notAttempted) place(outcomeItem(node, skipped, envelope, 'not attempted'));
 	return [results];
 }
