@@ -1,6 +1,8 @@
 // The node as an AI agent's tool: n8n fills parameters written as $fromAI(...) from the tool
 // call's arguments, which reach the node as its input item. These runs do exactly that.
-import { runWorkflow } from './helpers/n8n';
+import { NodeHelpers, type INode, type INodeType } from 'n8n-workflow';
+
+import { loadedNodeType, runWorkflow } from './helpers/n8n';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
@@ -78,5 +80,37 @@ describe('as an AI agent tool', () => {
 			'This run would send 3 messages, more than Max Messages per Run (2)',
 		);
 		expect(ctx.sim.requests).toEqual([]);
+	});
+});
+
+describe("what a model is told in n8n's automatic tool description", () => {
+	// n8n builds it from the operation's `action` and the node's name, not from the descriptions.
+	test.each([
+		[
+			'sms',
+			'send',
+			'Send SMS messages to phone numbers with country code at a cost of credits per message part in SMS Messaging',
+		],
+		[
+			'sms',
+			'getAll',
+			'Get many sent SMS messages with their delivery status up to a limit in SMS Messaging',
+		],
+		['contact', 'getAll', 'Get many contacts up to a limit in SMS Messaging'],
+		[
+			'senderId',
+			'create',
+			'Create a sender ID that can send only once approved in 1 to 3 weeks in SMS Messaging',
+		],
+		[
+			'senderId',
+			'update',
+			'Update a sender ID by its number and maybe send it back for approval in SMS Messaging',
+		],
+	])('%s → %s', (resource, operation, told) => {
+		const node = {
+			parameters: { resource, operation, descriptionType: 'auto' },
+		} as unknown as INode;
+		expect(NodeHelpers.getToolDescriptionForNode(node, loadedNodeType() as INodeType)).toBe(told);
 	});
 });

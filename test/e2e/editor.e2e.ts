@@ -34,7 +34,7 @@ const FORMS: Array<{
 	{
 		title: 'Sender ID → Update',
 		parameters: { resource: 'senderId', operation: 'update' },
-		shown: ['Sender ID', 'Name', 'Purpose', 'Access', 'Sample Message'],
+		shown: ['Sender ID Number', 'Name', 'Purpose', 'Access', 'Sample Message'],
 		hidden: ['Recipient Number', 'Return All', 'Limit', 'Filters'],
 	},
 	{
@@ -110,14 +110,19 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			.click();
 		// The panel lists the node's actions by resource; every operation is offered.
 		for (const action of [
-			'Get many contacts',
-			'Register a sender ID',
-			'Update a sender ID',
-			'Get many SMS messages',
+			'Get many contacts up to a limit',
+			'Create a sender ID that can send only once approved in 1 to 3 weeks',
+			'Update a sender ID by its number and maybe send it back for approval',
+			'Get many sent SMS messages with their delivery status up to a limit',
 		]) {
 			await page.getByText(action, { exact: true }).waitFor();
 		}
-		await page.getByText('Send SMS messages', { exact: true }).click();
+		await page
+			.getByText(
+				'Send SMS messages to phone numbers with country code at a cost of credits per message part',
+				{ exact: true },
+			)
+			.click();
 		const labels = await shownLabels();
 		expect(labels).toEqual(
 			expect.arrayContaining(['Resource', 'Operation', 'Sender ID', 'Recipient Number', 'Message']),

@@ -196,7 +196,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const failed = await n8n.run(bad.id);
 			expect(failed.status).toBe('error');
 			expect(failed.resultData.runData['SMS Messaging'][0].error?.message).toBe(
-				'Item 1: Name (name) is 18 characters long; the API allows 1 to 11',
+				'Name is 18 characters long; the API allows 1 to 11',
 			);
 			// n8n's routing sends each item's request in turn; the bad item's is never made.
 			const names = (await n8n.simRequests()).map((r) => r.body.name);
@@ -281,12 +281,65 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const out = outputOf(run, 'SMS Messaging');
 			expect(out.map((item) => item.json.status ?? item.json.error)).toEqual([
 				'SENT',
-				'Item 1: Recipient Number (number) is not a phone number: "not a number"',
+				'Recipient Number is not a phone number: "not a number"',
 				'SENT',
 			]);
 			const requests = await n8n.simRequests();
 			expect(requests).toHaveLength(1);
 			expect(requests[0].body.envelopes).toHaveLength(2);
+		});
+
+		test('On Error → Continue (using error output): failed and refused items arrive on the error branch only', async () => {
+			// Rows → SMS Messaging, whose success output goes to "Sent" and error output to "Failed".
+			const base = workflow(
+				'e2e error output',
+				credential,
+				{
+					resource: 'sms',
+					operation: 'send',
+					senderId: 'ACME',
+					number: '={{ $json.phone }}',
+					message: 'Hello',
+					options: { batchSize: 1, onRequestFailure: 'continue' },
+				},
+				{
+					rows: "return [{ json: { phone: '254712345678' } }, { json: { phone: 'not a number' } }, { json: { phone: '254712345679' } }];",
+					settings: { onError: 'continueErrorOutput' },
+				},
+			);
+			const noOp = (name: string, y: number) => ({
+				id: name,
+				name,
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [880, y],
+				parameters: {},
+			});
+			const wf = {
+				...base,
+				nodes: [...base.nodes, noOp('Sent', -100), noOp('Failed', 100)],
+				connections: {
+					...base.connections,
+					'SMS Messaging': {
+						main: [
+							[{ node: 'Sent', type: 'main', index: 0 }],
+							[{ node: 'Failed', type: 'main', index: 0 }],
+						],
+					},
+				},
+			};
+			// The first send request fails; the third item's request goes out.
+			await n8n.simFault({ host: 'send', status: 500 });
+			const { id } = await n8n.createWorkflow(wf);
+			const run = await n8n.run(id);
+			expect(run.status).toBe('success');
+			expect(outputOf(run, 'Failed').map((item) => item.json.error)).toEqual([
+				'internal server error',
+				'Recipient Number is not a phone number: "not a number"',
+			]);
+			expect(outputOf(run, 'Sent').map((item) => item.json.recipient)).toEqual(['254712345679']);
+			const requests = await n8n.simRequests();
+			expect(requests.map((r) => r.status)).toEqual([500, 202]);
 		});
 
 		test("an API error surfaces in n8n's execution with the API's message and without the token", async () => {

@@ -15,7 +15,7 @@ export const smsDescription: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				action: 'Get many SMS messages',
+				action: 'Get many sent SMS messages with their delivery status up to a limit',
 				description:
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
 				routing: {
@@ -26,7 +26,8 @@ export const smsDescription: INodeProperties[] = [
 			{
 				name: 'Send',
 				value: 'send',
-				action: 'Send SMS messages',
+				action:
+					'Send SMS messages to phone numbers with country code at a cost of credits per message part',
 				description:
 					'Send one SMS per input item, batched into few requests. Costs credits: at least one per message.',
 			},
