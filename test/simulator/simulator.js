@@ -825,6 +825,8 @@ class Simulator {
 		];
 	}
 
+	// The spec says "sent after" start-date and "before" end-date without saying whether the named
+	// day counts; the project reads both as including it (README, SMS → Get Many), and so does this.
 	smsRows(status, start, end, campaign, userId, text, sort) {
 		const rows = this.sms.filter(
 			(s) =>

@@ -48,7 +48,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only messages sent after this date. Only the date counts; the time of day is ignored.',
+					'Only messages sent on or after this day (sent as start-date). Only the date counts; the time of day is ignored.',
 				routing: checkedRouting({
 					parameter: 'filters.startDate',
 					label: 'Sent After',
@@ -63,7 +63,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only messages sent before this date. Only the date counts; the time of day is ignored.',
+					'Only messages sent on or before this day (sent as end-date). Only the date counts; the time of day is ignored.',
 				routing: checkedRouting({
 					parameter: 'filters.endDate',
 					label: 'Sent Before',
