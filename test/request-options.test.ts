@@ -191,8 +191,8 @@ describe('over HTTP', () => {
 		expect(result.items).toHaveLength(5);
 		expect(ctx.sim.requests.map((r) => r.body.envelopes.length)).toEqual([2, 2, 1]);
 		const at = ctx.sim.requests.map((r) => r.at);
-		expect(at[1] - at[0]).toBeGreaterThanOrEqual(280);
-		expect(at[2] - at[1]).toBeGreaterThanOrEqual(280);
+		expect(at[1] - at[0]).toBeGreaterThanOrEqual(250);
+		expect(at[2] - at[1]).toBeGreaterThanOrEqual(250);
 	});
 
 	test.each(OPERATIONS.slice(0, 4))(
@@ -208,8 +208,8 @@ describe('over HTTP', () => {
 			expect(result.error).toBeUndefined();
 			const at = ctx.sim.requests.map((r) => r.at);
 			expect(at).toHaveLength(3);
-			expect(at[1] - at[0]).toBeGreaterThanOrEqual(280);
-			expect(at[2] - at[1]).toBeGreaterThanOrEqual(280);
+			expect(at[1] - at[0]).toBeGreaterThanOrEqual(250);
+			expect(at[2] - at[1]).toBeGreaterThanOrEqual(250);
 		},
 	);
 

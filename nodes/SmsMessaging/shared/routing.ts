@@ -25,7 +25,7 @@ import {
 	unansweredText,
 	type Unanswered,
 } from './transport';
-import { isSet, type FieldRef } from './validation';
+import { fieldsOf, isSet, type FieldRef } from './validation';
 
 // Hooks for n8n's declarative routing: the checks a parameter gets before the item's request
 // (preSend), the reading of the API's answer (postReceive), and the request itself with its
@@ -236,7 +236,7 @@ function checkParameter({
 			if (send) delete target[send.property];
 			return requestOptions;
 		}
-		const ref = { node: this.getNode(), itemIndex: this.getItemIndex(), field: parameter, label };
+		const ref = fieldsOf(this.getNode(), this.getItemIndex())(parameter, label);
 		let checked: unknown;
 		try {
 			checked = check(ref, value);

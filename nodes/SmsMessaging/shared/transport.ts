@@ -8,7 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { redact } from './errors';
-import { booleanValue, integerInRange, isSet } from './validation';
+import { booleanValue, fieldsOf, integerInRange, isSet } from './validation';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
@@ -199,12 +199,7 @@ export interface RequestSettings {
 export function requestSettings(this: IExecuteFunctions): RequestSettings {
 	const given = this.getNodeParameter('requestOptions', 0, {}) as IDataObject;
 	const node = this.getNode();
-	const ref = (field: string, label: string) => ({
-		node,
-		itemIndex: 0,
-		field: `requestOptions.${field}`,
-		label,
-	});
+	const ref = fieldsOf(node, 0, 'requestOptions');
 	const request: RequestSettings['request'] = {};
 	if (isSet(given.proxy)) {
 		let proxy: URL;

@@ -10,6 +10,19 @@ export interface FieldRef {
 	label: string;
 }
 
+/**
+ * Where the values of one item come from: `fields(prefix)(name, label)` names a parameter, under
+ * `prefix` (a collection such as `options`) when given.
+ */
+export function fieldsOf(node: INode, itemIndex: number, prefix?: string) {
+	return (field: string, label: string): FieldRef => ({
+		node,
+		itemIndex,
+		field: prefix ? `${prefix}.${field}` : field,
+		label,
+	});
+}
+
 /** Whether an optional parameter was given: unset filters are left out of the request. */
 export function isSet(value: unknown): boolean {
 	return value !== undefined && value !== null && value !== '';

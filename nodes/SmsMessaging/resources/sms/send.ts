@@ -31,7 +31,7 @@ import {
 	phoneNumber,
 	requiredText,
 	senderIdName,
-	type FieldRef,
+	fieldsOf,
 } from '../../shared/validation';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
@@ -208,12 +208,7 @@ function readEnvelope(
 	read: ParameterReaders,
 	itemIndex: number,
 ): Envelope {
-	const ref = (field: string, label: string): FieldRef => ({
-		node: this.getNode(),
-		itemIndex,
-		field,
-		label,
-	});
+	const ref = fieldsOf(this.getNode(), itemIndex);
 	const thirdPartyRef = read.thirdPartyRef(itemIndex);
 	const envelope: Envelope['envelope'] = {
 		number: phoneNumber(ref('number', 'Recipient Number'), read.number(itemIndex)),
@@ -429,12 +424,7 @@ function dryRunItems(envelopes: Envelope[]): INodeExecutionData[] {
  */
 function readOptions(this: IExecuteFunctions): SendOptions {
 	const given = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const ref = (field: keyof SendOptions, label: string): FieldRef => ({
-		node: this.getNode(),
-		itemIndex: 0,
-		field: `options.${field}`,
-		label,
-	});
+	const ref = fieldsOf(this.getNode(), 0, 'options');
 	const option = <T>(field: keyof SendOptions, fallback: T, check: (value: unknown) => T): T =>
 		isSet(given[field]) ? check(given[field]) : fallback;
 	return {
