@@ -157,6 +157,22 @@ describe('Sender ID → Create', () => {
 		expect(ctx.sim.requests.map((r) => r.body.name)).toEqual(['GOOD', 'FINE']);
 	});
 
+	test('with Continue (using error output) the bad item reaches the error output only', async () => {
+		const result = await runWorkflow({
+			parameters: create({ name: '={{ $json.brand }}' }),
+			items: [{ brand: 'GOOD' }, { brand: 'MUCH-TOO-LONG-NAME' }, { brand: 'FINE' }],
+			credentials: ctx.credentials,
+			onError: 'continueErrorOutput',
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.name])).toEqual([
+			[{ item: 0 }, 'GOOD'],
+			[{ item: 2 }, 'FINE'],
+		]);
+		expect(result.errorItems.map((item) => [item.pairedItem, item.json.error])).toEqual([
+			[{ item: 1 }, 'Name is 18 characters long; the API allows 1 to 11'],
+		]);
+	});
+
 	test('a server that echoes the token in its error gets it redacted, with and without Continue On Fail', async () => {
 		for (const continueOnFail of [false, true]) {
 			ctx.sim.inject({ path: '/sender-ids', status: 400, echoAuth: true });

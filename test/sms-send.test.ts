@@ -318,6 +318,24 @@ describe('SMS → Send: a refused run under Continue On Fail passes no item thro
 		},
 	);
 
+	test('after a failed request (Stop), the failed and the not attempted reach the error output', async () => {
+		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ options: { batchSize: 1 } }),
+			items: customers(3),
+			credentials: ctx.credentials,
+			onError: 'continueErrorOutput',
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.status])).toEqual([
+			[{ item: 0 }, 'SENT'],
+		]);
+		expect(result.errorItems.map((item) => [item.pairedItem, item.json.error])).toEqual([
+			[{ item: 1 }, 'internal server error'],
+			[{ item: 2 }, 'Not attempted: an earlier request of this run failed'],
+		]);
+		expect(sendRequests()).toHaveLength(2);
+	});
+
 	test('failed and refused items reach the error output; sent ones the regular output', async () => {
 		ctx.sim.inject({ host: 'send', status: 500 });
 		const result = await runWorkflow({
