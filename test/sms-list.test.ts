@@ -97,6 +97,55 @@ describe('SMS → Get Many: pagination', () => {
 		expect(queries()).toHaveLength(9);
 	});
 
+	test('a 429 on page 2 is waited out and retried inside the paging; every record comes once', async () => {
+		ctx.sim.inject({ path: '/sms', status: 429, retryAfter: 0, skip: 1 });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
+		expect(result.items).toHaveLength(250);
+		expect(ctx.sim.requests.map((r) => [r.query.page, r.status])).toEqual([
+			['1', 200],
+			['2', 429],
+			['2', 200],
+			['3', 200],
+		]);
+	});
+
+	test('a 503 on the first page is retried', async () => {
+		ctx.sim.inject({ path: '/sms', status: 503, retryAfter: 0 });
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 5 }),
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(5);
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200]);
+	});
+
+	test('an API that refuses the connection is tried again, then the page is reported unread', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 5 }),
+			credentials: { ...ctx.credentials, baseUrl: 'http://127.0.0.1:1/api/v3' },
+		});
+		expect(result.error?.message).toBe(
+			'Page 1 of the list could not be read: the connection was refused',
+		);
+		expect(result.error?.description).toBe(
+			'Reading a list changes nothing; running it again is safe.',
+		);
+	});
+
+	test('a Base URL with a trailing slash reaches the same endpoint', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 3 }),
+			credentials: { ...ctx.credentials, baseUrl: `${ctx.credentials.baseUrl}/` },
+		});
+		expect(result.items).toHaveLength(3);
+		expect(ctx.sim.requests.map((r) => r.path)).toEqual(['/sms']);
+	});
+
 	test('stops on totalPages', async () => {
 		ctx.sim.sms.splice(200);
 		const result = await runWorkflow({
