@@ -1,6 +1,4 @@
-import type { INodeType } from 'n8n-workflow';
-
-import { NODE_TYPE, nodeTypeInstances, runWorkflow } from './helpers/n8n';
+import { loadedNodeDescription, runWorkflow } from './helpers/n8n';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
@@ -287,7 +285,7 @@ describe('Sender ID → Update', () => {
 
 describe('Sender ID: the PENDING explanation', () => {
 	test('the output pane explains PENDING after a Sender ID run, and only there', () => {
-		const hints = (nodeTypeInstances[NODE_TYPE] as INodeType).description.hints ?? [];
+		const hints = loadedNodeDescription().hints ?? [];
 		expect(hints).toEqual([
 			expect.objectContaining({
 				message: expect.stringContaining('PENDING cannot send SMS until the service approves it'),
