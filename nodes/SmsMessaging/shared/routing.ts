@@ -15,8 +15,8 @@ import {
 	type PreSendAction,
 } from 'n8n-workflow';
 
-import { nodeError, readAnswer, unexpectedBodyError, type ApiOperation } from './errors';
-import { collectPages } from './list';
+import { nodeError, readAnswer, type ApiOperation } from './errors';
+import { checkedPage, collectPages } from './list';
 import {
 	answerRetryDelay,
 	CREDENTIAL_TYPE,
@@ -187,14 +187,8 @@ export async function getManyPages(
 					{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
 				);
 			});
-			if (!Array.isArray(data.content)) {
-				const statusCode = answers.get(data)?.statusCode ?? 200;
-				throw unexpectedBodyError(node, statusCode, `page ${page} has no "content" list`, {
-					operation: 'list',
-					itemIndex,
-				});
-			}
-			return data;
+			const statusCode = answers.get(data)?.statusCode ?? 200;
+			return checkedPage(node, statusCode, data, page, { operation: 'list', itemIndex });
 		}, limit);
 		return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	});

@@ -3,7 +3,8 @@ import { NodeOperationError, type INode } from 'n8n-workflow';
 /** Where a value came from, so that an error can name the item and the field. */
 export interface FieldRef {
 	node: INode;
-	itemIndex: number;
+	/** The input item; a trigger's parameters belong to no item. */
+	itemIndex?: number;
 	/** The parameter's name, as in the workflow JSON. */
 	field: string;
 	/** The parameter's name as shown in the editor. */
@@ -16,9 +17,10 @@ export function isSet(value: unknown): boolean {
 }
 
 function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
+	const item = ref.itemIndex === undefined ? '' : `Item ${ref.itemIndex}: `;
 	return new NodeOperationError(
 		ref.node,
-		`Item ${ref.itemIndex}: ${ref.label} (${ref.field}) ${problem}`,
+		`${item}${ref.label} (${ref.field}) ${problem}`,
 		{ itemIndex: ref.itemIndex, description: hint, level: 'warning' },
 	);
 }
@@ -77,6 +79,14 @@ export function phoneNumber(ref: FieldRef, value: unknown): string {
 export function oneOf(ref: FieldRef, value: unknown, allowed: string[]): string {
 	if (typeof value === 'string' && allowed.includes(value)) return value;
 	throw invalidField(ref, `must be one of ${allowed.join(', ')}, got ${show(value)}`);
+}
+
+/** A multi-options value: at least one entry, each one of `allowed`. */
+export function oneOrMoreOf(ref: FieldRef, value: unknown, allowed: string[]): string[] {
+	if (!Array.isArray(value) || value.length === 0) {
+		throw invalidField(ref, `must name at least one of ${allowed.join(', ')}, got ${show(value)}`);
+	}
+	return value.map((entry) => oneOf(ref, entry, allowed));
 }
 
 /** A whole number from `min` to `max`; a number field set by an expression can be anything. */

@@ -7,11 +7,29 @@ import type {
 
 import { listControls } from '../../shared/descriptions';
 import { checkedRouting } from '../../shared/routing';
-import { apiDate, oneOf, positiveInteger, uuid } from '../../shared/validation';
+import {
+	SMS_LIST_FILTERS,
+	SMS_STATUS_OPTIONS,
+	SMS_STATUSES,
+	type SmsListFilter,
+} from '../../shared/smsFilters';
+import { apiDate, oneOf } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
 
-const SMS_STATUSES = ['DELIVERED', 'FAILED', 'PENDING', 'SENT'];
+/** A shared SMS list filter as a field of this operation, checked and sent by routing. */
+function filterField({ property, check, query }: SmsListFilter): INodeProperties {
+	return {
+		...property,
+		routing: checkedRouting({
+			parameter: `filters.${property.name}`,
+			label: property.displayName,
+			check,
+			send: { type: 'query', property: query },
+			optional: true,
+		}),
+	};
+}
 
 export const smsGetManyDescription: INodeProperties[] = [
 	...listControls(showOnlyForSmsGetMany),
@@ -23,36 +41,8 @@ export const smsGetManyDescription: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: showOnlyForSmsGetMany },
 		options: [
-			{
-				displayName: 'Campaign ID',
-				name: 'campaignId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 3f2b8c1e-9d4a-4b7e-8f21-5c6d7e8f9a0b',
-				description: 'Only messages of this campaign (a UUID)',
-				routing: checkedRouting({
-					parameter: 'filters.campaignId',
-					label: 'Campaign ID',
-					check: uuid,
-					send: { type: 'query', property: 'campaign-id' },
-					optional: true,
-				}),
-			},
-			{
-				displayName: 'Search',
-				name: 'query',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. order 1234',
-				description: 'Text to look for in the message content and the recipient number',
-				routing: checkedRouting({
-					parameter: 'filters.query',
-					label: 'Search',
-					check: (_ref, value) => value,
-					send: { type: 'query', property: 'query' },
-					optional: true,
-				}),
-			},
+			filterField(SMS_LIST_FILTERS.campaignId),
+			filterField(SMS_LIST_FILTERS.query),
 			{
 				displayName: 'Sent After',
 				name: 'startDate',
@@ -96,32 +86,9 @@ export const smsGetManyDescription: INodeProperties[] = [
 					send: { type: 'query', property: 'status' },
 					optional: true,
 				}),
-				options: [
-					{ name: 'Delivered', value: 'DELIVERED', description: "Reached the recipient's phone" },
-					{ name: 'Failed', value: 'FAILED', description: 'Could not be delivered' },
-					{ name: 'Pending', value: 'PENDING', description: 'Waiting to be sent' },
-					{
-						name: 'Sent',
-						value: 'SENT',
-						description: 'Handed to the network, delivery not yet confirmed',
-					},
-				],
+				options: SMS_STATUS_OPTIONS,
 			},
-			{
-				displayName: 'User ID',
-				name: 'userId',
-				type: 'number',
-				default: 1,
-				description:
-					'Only messages of this user. Admin accounts only: other accounts get a permission error (403).',
-				routing: checkedRouting({
-					parameter: 'filters.userId',
-					label: 'User ID',
-					check: positiveInteger,
-					send: { type: 'query', property: 'userId' },
-					optional: true,
-				}),
-			},
+			filterField(SMS_LIST_FILTERS.userId),
 		],
 	},
 	{
