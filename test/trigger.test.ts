@@ -215,6 +215,33 @@ describe('SMS Messaging Trigger: activation', () => {
 		});
 		expect(updated.atActivation.items).toBeNull();
 	});
+
+	test('a status added to Watch Statuses is recorded by its first poll, then watched', async () => {
+		const [before, after] = sent(2);
+		const first = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(before.id, 'DELIVERED');
+
+		const updated = await activateTrigger({
+			parameters: { statuses: ['DELIVERED', 'FAILED'] },
+			credentials: ctx.credentials,
+			staticData: first.staticData,
+			activation: 'update',
+		});
+		expect(updated.atActivation.items).toBeNull();
+		ctx.sim.setSmsStatus(after.id, 'DELIVERED');
+		expect(ids((await updated.poll()).items)).toEqual([after.id]);
+	});
+
+	test('a message that leaves every watched status and comes back is emitted again', async () => {
+		const [message] = sent(1);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+		ctx.sim.setSmsStatus(message.id, 'SENT');
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+	});
 });
 
 describe('SMS Messaging Trigger: Fetch Test Event', () => {
@@ -272,6 +299,17 @@ describe('SMS Messaging Trigger: errors', () => {
 		expect(failed.items).toBeNull();
 		expect(failed.error).toMatchObject({ message: 'internal server error', httpCode: '500' });
 		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+	});
+
+	test('a 503 is retried within the poll', async () => {
+		const [message] = sent(1);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		ctx.sim.inject({ path: '/sms', status: 503, retryAfter: 0 });
+		ctx.sim.requests = [];
+
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200]);
 	});
 
 	test('a rejected token fails the activation with the API message', async () => {
