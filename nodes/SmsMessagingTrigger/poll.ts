@@ -152,7 +152,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 
 	const current = new Map<string, Map<number, IDataObject>>();
 	for (const status of watch.statuses) {
-		// A message can move up a page while the list is read, and come twice.
+		// Messages sent while the list is read push it down a page, so one can come twice.
 		const records = await list(status, Infinity);
 		current.set(status, new Map(records.map((record) => [record.id as number, record])));
 	}

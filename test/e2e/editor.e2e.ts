@@ -185,10 +185,9 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		const ndv = page.locator('[data-test-id=ndv]');
 		await ndv.getByText('Settings', { exact: true }).first().click();
 		await ndv.getByText('Request Options', { exact: true }).waitFor();
-		await ndv
-			.locator('[data-test-id=parameter-item]', { hasText: 'Request Options' })
-			.getByText('Add Option')
-			.click();
+		// n8n 2.40 renders the collection's Add Option as a select (its placeholder) beside the
+		// parameter item, not in it; Request Options is the only collection in the Settings.
+		await ndv.getByPlaceholder('Add Option').click();
 		for (const option of ['Batching', 'Ignore SSL Issues (Insecure)', 'Proxy', 'Timeout']) {
 			await page.getByText(option, { exact: true }).last().waitFor();
 		}
