@@ -8,9 +8,16 @@ const { Simulator } = require('../test/simulator/simulator');
 
 const LINE = process.env.N8N_LINE || '2.x';
 const PORT = Number(process.env.N8N_PORT || 5678);
+/** The example that starts on its own (examples/alert-on-failed-sms.json). */
+const ALERT_WORKFLOW = 'exAlertFailedSms';
 
 async function main() {
-	const simulator = new Simulator({ token: 'sim-token' });
+	// Sent messages are delivered, or fail, half a minute later, so the trigger example has work.
+	const simulator = new Simulator({
+		token: 'sim-token',
+		deliveryDelayMs: 30_000,
+		failureRate: 0.25,
+	});
 	const { baseUrl, sendBaseUrl } = await simulator.start({ apiPort: 8787, sendPort: 8788 });
 	const n8n = await local.launch(LINE, {
 		userFolder: path.join(local.root, '.n8n-local', `user-${LINE}`),
@@ -19,6 +26,10 @@ async function main() {
 		examples: { apiToken: simulator.token, baseUrl, sendBaseUrl },
 		inheritOutput: true,
 	});
+	const n8nUrl = `http://127.0.0.1:${PORT}`;
+	const session = await local.login(n8nUrl);
+	const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0];
+	await local.activateWorkflow(n8nUrl, cookie, ALERT_WORKFLOW);
 	local.log(`
 n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
@@ -32,6 +43,8 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
   Try first: open "SMS: send a personalised message to every row" and click Execute workflow:
   three items go out as three envelopes of one request. Then "SMS: find contacts matching a search".
+  "SMS: alert when a message fails" is active: about a quarter of the messages you send fail half
+  a minute later, and its next poll (every minute) runs it with them (see Executions).
 
 Ctrl-C stops n8n and the simulator.`);
 

@@ -246,6 +246,25 @@ async function login(n8nUrl) {
 }
 
 /**
+ * Activates a saved workflow through n8n's REST API as the editor's switch does (the same route
+ * in 1.x and 2.x); n8n polls each polling trigger once on activation. `cookie` is a login's.
+ */
+async function activateWorkflow(n8nUrl, cookie, workflowId) {
+	const rest = async (method, route, body) => {
+		const response = await fetch(`${n8nUrl}/rest/workflows/${workflowId}${route}`, {
+			method,
+			headers: { 'content-type': 'application/json', cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`${method} workflow ${workflowId}${route}: ${text}`);
+		return JSON.parse(text).data;
+	};
+	const { versionId } = await rest('GET', '');
+	return await rest('POST', '/activate', { versionId });
+}
+
+/**
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
  * example workflows and their credential (`examples` is that credential's data).
  */
@@ -271,6 +290,7 @@ module.exports = {
 	paths,
 	launch,
 	login,
+	activateWorkflow,
 	version,
 	log,
 };

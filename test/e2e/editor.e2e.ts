@@ -199,4 +199,48 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		}
 		await page.screenshot({ path: path.join(docs, 'editor-request-options.png') });
 	});
+
+	test('the SMS Messaging Trigger panel shows its fields, and Fetch Test Event shows a message', async () => {
+		const watch = endpoints.triggerWatch!;
+		const triggerCredential = await n8n.createCredential('SMS Messaging (trigger editor)', {
+			apiToken: watch.simulatorToken,
+			baseUrl: watch.simulatorBaseUrl,
+		});
+		const { id } = await n8n.createWorkflow({
+			name: `Editor trigger ${Date.now()}`,
+			nodes: [
+				{
+					id: 'watch',
+					name: 'SMS Messaging Trigger',
+					type: 'n8n-nodes-sms-messaging.smsMessagingTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+					credentials: { smsMessagingApi: triggerCredential },
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+			active: false,
+		});
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page
+			.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging Trigger' })
+			.dblclick();
+		expect(await shownLabels()).toEqual(
+			expect.arrayContaining(['Credential', 'Poll Times', 'Watch Statuses', 'Filters', 'Options']),
+		);
+		const fetchButton = page.locator('[data-test-id=ndv] [data-test-id=node-execute-button]');
+		expect((await fetchButton.textContent())?.trim()).toBe('Fetch Test Event');
+		await fetchButton.click();
+		// The newest message in a watched status: the one global setup delivered before activating.
+		await page
+			.locator('[data-test-id=ndv]')
+			.getByText('254711000002', { exact: false })
+			.first()
+			.waitFor({ timeout: 60_000 });
+		await page
+			.locator('[data-test-id=ndv]')
+			.screenshot({ path: path.join(docs, 'editor-trigger-fetch-test-event.png') });
+	});
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { E2E_LINES, lineEndpoints, portsFor, STATE_FILE, type LineEndpoints } from './lines';
+import { startTriggerWatch } from './trigger-watch';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const local = require('../../scripts/lib/local-n8n');
@@ -70,7 +71,11 @@ async function startLines(running: Running[]) {
 				await new Promise((resolve) => n8n.child.once('exit', resolve));
 			},
 		});
-		endpoints.push(lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token }));
+		const reached = lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token });
+		// Activated now, so that n8n's next minute poll happens while the other tests run.
+		const trigger = await startTriggerWatch(reached, ports);
+		running.push({ stop: trigger.stop });
+		endpoints.push({ ...reached, triggerWatch: trigger.watch });
 	}
 	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
 }

@@ -16,12 +16,28 @@ export interface LineEndpoints {
 	simulatorToken: string;
 	/** Where n8n's own package installs live, to load `flatted` the way n8n serialises. */
 	n8nDir: string;
+	/** The active trigger workflow global setup left polling (trigger-watch.ts). */
+	triggerWatch?: TriggerWatch;
+}
+
+/** A workflow whose SMS Messaging Trigger polls its own simulator every minute. */
+export interface TriggerWatch {
+	workflowId: string;
+	/** When the message was failed, after the activation's polls, in ms since the epoch. */
+	changedAt: number;
+	simulatorBaseUrl: string;
+	simulatorToken: string;
+	/** Set to FAILED right after the activation: the one message an execution must carry. */
+	failedId: number;
+	/** DELIVERED before the activation: recorded, never emitted. */
+	deliveredBeforeId: number;
 }
 
 /** The scripts that install and start a local n8n (`npm start` uses them too). */
 export const localN8n: {
 	OWNER: { email: string; password: string };
 	login(n8nUrl: string): Promise<Response>;
+	activateWorkflow(n8nUrl: string, cookie: string, workflowId: string): Promise<unknown>;
 	version(line: string): string;
 	paths(line: string): { dir: string };
 } =
@@ -53,7 +69,15 @@ export function lineEndpoints(
  */
 export function portsFor(line: string) {
 	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.indexOf(line) * 10;
-	return { n8n: base, broker: base + 1, api: base + 2, send: base + 3 };
+	return {
+		n8n: base,
+		broker: base + 1,
+		api: base + 2,
+		send: base + 3,
+		// The trigger's own simulator: other tests reset theirs, which would change what it polls.
+		triggerApi: base + 4,
+		triggerSend: base + 5,
+	};
 }
 
 export const STATE_FILE = path.join(packageRoot(), '.n8n-local/e2e-state.json');

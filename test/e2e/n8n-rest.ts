@@ -34,6 +34,11 @@ export class N8n {
 		this.cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
 	}
 
+	/** The session cookie of the last login. */
+	get sessionCookie() {
+		return this.cookie;
+	}
+
 	async rest<T>(method: string, route: string, body?: unknown): Promise<T> {
 		const request = () =>
 			fetch(`${this.endpoints.n8nUrl}/rest${route}`, {
@@ -126,6 +131,36 @@ export class N8n {
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
 		throw new Error(`execution ${executionId} did not finish`);
+	}
+
+	/** The ids of a workflow's executions, newest first. */
+	async executionIds(workflowId: string): Promise<string[]> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const { results } = await this.rest<{ results: Array<{ id: string }> }>(
+			'GET',
+			`/executions?filter=${filter}`,
+		);
+		return results.map((execution) => execution.id);
+	}
+
+	/** What a node put on its first output in a stored execution. */
+	async executionOutput(executionId: string, node: string) {
+		const execution = await this.rest<{ status: string; data: string }>(
+			'GET',
+			`/executions/${executionId}`,
+		);
+		const data = this.flatted.parse(execution.data) as {
+			resultData: {
+				runData: Record<
+					string,
+					Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+				>;
+			};
+		};
+		return {
+			status: execution.status,
+			items: data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? [],
+		};
 	}
 
 	async simRequests(): Promise<SimRequest[]> {

@@ -144,7 +144,7 @@ export const nodeTypeInstances: Record<string, INodeType> = {
 const isPackageType = (type: string) => type.startsWith(`${PACKAGE_NAME}.`);
 
 /** n8n's NodeTypes reduced to a lookup: the package's types from the loader, then the others. */
-const nodeTypes: INodeTypes = {
+export const nodeTypes: INodeTypes = {
 	getByName: (type) => (isPackageType(type) ? loadedNodeType(type) : nodeTypeInstances[type]),
 	getByNameAndVersion: (type, version) =>
 		isPackageType(type)
@@ -247,6 +247,44 @@ export interface RunResult {
 	readonly serialized: string;
 }
 
+/**
+ * What n8n hands every node execution context besides the workflow: here, the credential and
+ * stand-ins for the server's URLs and services; `extra` adds the run's hooks and UI channel.
+ */
+export function executionAdditionalData(
+	credentials: Credentials,
+	extra: Partial<IWorkflowExecuteAdditionalData> = {},
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new CredentialsHelper(
+			credentials as unknown as ICredentialDataDecryptedObject,
+		),
+		currentNodeParameters: undefined,
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1:5678/formBaseUrl',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/formWaitingBaseUrl',
+		formTestBaseUrl: 'http://127.0.0.1:5678/formTestBaseUrl',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhookBaseUrl',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhookWaitingBaseUrl',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhookTestBaseUrl',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcpBaseUrl',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcpTestBaseUrl',
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: async () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+		...extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
 export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	await loaded;
 	const nodes: INode[] = [
@@ -296,35 +334,10 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	});
 
 	const uiMessages: unknown[] = [];
-	const additionalData = {
+	const additionalData = executionAdditionalData(options.credentials, {
 		hooks,
 		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
-		credentialsHelper: new CredentialsHelper(
-			options.credentials as unknown as ICredentialDataDecryptedObject,
-		),
-		currentNodeParameters: undefined,
-		currentNodeExecutionIndex: 0,
-		variables: {},
-		restApiUrl: 'http://127.0.0.1/rest',
-		instanceBaseUrl: 'http://127.0.0.1/',
-		formBaseUrl: 'http://127.0.0.1:5678/formBaseUrl',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/formWaitingBaseUrl',
-		formTestBaseUrl: 'http://127.0.0.1:5678/formTestBaseUrl',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhookBaseUrl',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhookWaitingBaseUrl',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhookTestBaseUrl',
-		mcpBaseUrl: 'http://127.0.0.1:5678/mcpBaseUrl',
-		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcpTestBaseUrl',
-		executeWorkflow: async () => {
-			throw new Error('not used');
-		},
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-		logAiEvent: async () => {},
-		startRunnerTask: async () => {
-			throw new Error('not used');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	});
 
 	const runExecutionData = createRunExecutionData({
 		executionData: {

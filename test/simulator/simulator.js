@@ -2,7 +2,9 @@
 // A stateful simulator of the Messaging Service API v3 (../shared/api-spec.md) for tests, the
 // demo and benchmarks. Two HTTP servers, like the two documented hosts: the API host (Sender IDs,
 // lists) and the send host. Control endpoints under /__sim/ on the API host (no auth) let a test
-// or a person inspect what arrived and inject faults. With `tls: true` both hosts serve HTTPS
+// or a person inspect what arrived, inject faults and set a message's delivery status
+// (POST /__sim/sms/<id>/status {"status": "FAILED"}). With `deliveryDelayMs`, sent messages are
+// delivered (or fail) on their own after that delay. With `tls: true` both hosts serve HTTPS
 // with a throwaway self-signed certificate for 127.0.0.1 and localhost.
 const http = require('node:http');
 const https = require('node:https');
@@ -114,6 +116,10 @@ class Simulator {
 	 * @param {number} [options.contacts] seeded contacts (every seventh one soft-deleted)
 	 * @param {boolean} [options.sendOnApiHost] also serve the send endpoint on the API host
 	 * @param {boolean} [options.tls] serve HTTPS with a self-signed certificate (see `certificate`)
+	 * @param {number} [options.deliveryDelayMs] messages sent through the send host leave SENT this
+	 *   long after sending: DELIVERED (with `deliveredAt`) or, at `failureRate`, FAILED. Without it
+	 *   they stay SENT until setSmsStatus() moves them.
+	 * @param {number} [options.failureRate] share of sent messages that end FAILED (default 0.2)
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -122,6 +128,7 @@ class Simulator {
 			admin: true,
 			smsRecords: 57,
 			contacts: 23,
+			failureRate: 0.2,
 			...options,
 		};
 		/** @type {http.Server[]} */
@@ -152,6 +159,13 @@ class Simulator {
 		this.contacts = [];
 		/** @type {string[]} */
 		this.campaigns = [];
+		/**
+		 * Sent messages still SENT, by id: when they leave SENT and for which status.
+		 * @type {Map<number, {at: number, status: 'DELIVERED'|'FAILED'}>}
+		 */
+		this.deliveries = new Map();
+		/** Counts status changes, so that a cached list is never served after one. */
+		this.revision = 0;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.baseUrl = '';
 		this.sendBaseUrl = '';
@@ -176,6 +190,10 @@ class Simulator {
 		this.senderIds = [];
 		this.sms = [];
 		this.contacts = [];
+		this.deliveries = new Map();
+		this.revision = 0;
+		// Which sent messages fail: the same ones after every reset.
+		this.deliveryRandom = seededRandom(7);
 		const now = Date.parse('2026-11-20T12:00:00Z');
 		const random = seededRandom(42);
 		for (const name of ['ACME', 'NOTIFY']) {
@@ -246,6 +264,53 @@ class Simulator {
 			updatedAt: at,
 		};
 		this.senderIds.push(record);
+		return record;
+	}
+
+	/** Adds a message to the SMS list (sent now unless `sentAt` says otherwise) and returns it. */
+	addSms({ recipient, content, status = 'SENT', sentAt, campaignId, userId = 1 }) {
+		const record = {
+			id: this.nextId.sms++,
+			recipient,
+			content,
+			status,
+			sentAt: sentAt ?? new Date().toISOString(),
+			deliveredAt: status === 'DELIVERED' ? new Date().toISOString() : null,
+			campaignId: campaignId ?? randomUUID(),
+			userId,
+		};
+		this.sms.push(record);
+		return record;
+	}
+
+	/**
+	 * The delivery model: messages whose delay has passed leave SENT, DELIVERED (with
+	 * `deliveredAt` the moment it happened) or FAILED. Run before anything reads the list.
+	 */
+	settle(now = Date.now()) {
+		for (const [id, delivery] of this.deliveries) {
+			if (delivery.at > now) continue;
+			this.deliveries.delete(id);
+			const record = this.sms.find((s) => s.id === id);
+			if (record?.status !== 'SENT') continue;
+			record.status = delivery.status;
+			record.deliveredAt =
+				delivery.status === 'DELIVERED' ? new Date(delivery.at).toISOString() : null;
+			this.revision++;
+		}
+	}
+
+	/**
+	 * Sets one message's status, as the network would: `deliveredAt` is now for DELIVERED and null
+	 * otherwise. Returns the message, or undefined when there is none with this id.
+	 */
+	setSmsStatus(id, status) {
+		const record = this.sms.find((s) => s.id === id);
+		if (!record) return undefined;
+		this.deliveries.delete(id);
+		record.status = status;
+		record.deliveredAt = status === 'DELIVERED' ? new Date().toISOString() : null;
+		this.revision++;
 		return record;
 	}
 
@@ -654,18 +719,16 @@ class Simulator {
 		this.balance -= required;
 		const campaignId = randomUUID();
 		const sentAt = new Date().toISOString();
+		const { deliveryDelayMs, failureRate } = this.options;
 		const outgoings = envelopes.map((e, i) => {
-			const id = this.nextId.sms++;
-			this.sms.push({
-				id,
-				recipient: e.number,
-				content: e.message,
-				status: 'SENT',
-				sentAt,
-				deliveredAt: null,
-				campaignId,
-				userId: 1,
-			});
+			const { id } = this.addSms({ recipient: e.number, content: e.message, sentAt, campaignId });
+			if (deliveryDelayMs !== undefined) {
+				const failed = this.deliveryRandom() < failureRate;
+				this.deliveries.set(id, {
+					at: Date.now() + deliveryDelayMs,
+					status: failed ? 'FAILED' : 'DELIVERED',
+				});
+			}
 			return {
 				id,
 				senderId,
@@ -744,6 +807,7 @@ class Simulator {
 	}
 
 	listSms(record, url, fault) {
+		this.settle();
 		const q = this.listQuery(record, url, [
 			'records',
 			'page',
@@ -852,7 +916,7 @@ class Simulator {
 		const params = new URLSearchParams(url.search);
 		params.delete('page');
 		params.delete('records');
-		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}`;
+		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}`;
 		if (this.cache?.key !== key) this.cache = { key, rows: compute() };
 		return this.cache.rows;
 	}
@@ -934,6 +998,13 @@ class Simulator {
 		if (method === 'POST' && path === '/balance') {
 			this.balance = body.balance;
 			return send(200, { balance: this.balance });
+		}
+		const smsStatus = /^\/sms\/(\d+)\/status$/.exec(path);
+		if (method === 'POST' && smsStatus) {
+			if (!SMS_STATUSES.includes(body.status))
+				return send(400, { error: `status must be one of ${SMS_STATUSES.join(', ')}` });
+			const found = this.setSmsStatus(Number(smsStatus[1]), body.status);
+			return found ? send(200, found) : send(404, { error: 'no such SMS' });
 		}
 		const approve = /^\/sender-ids\/(\d+)\/approve$/.exec(path);
 		if (method === 'POST' && approve) {

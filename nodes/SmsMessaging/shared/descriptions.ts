@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { checkedRouting, getManyPages } from './routing';
+import type { SmsListFilter } from './smsFilters';
 import { positiveInteger } from './validation';
 
 type ShowFor = { resource: string[]; operation: string[] };
@@ -34,40 +35,15 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 	];
 }
 
-/** The Search filter of both lists, sent as `query`. */
-export function searchFilter(placeholder: string, description: string): INodeProperties {
+/** A list filter as a field of a Get Many operation, checked and sent by routing. */
+export function filterField({ property, check, query }: SmsListFilter): INodeProperties {
 	return {
-		displayName: 'Search',
-		name: 'query',
-		type: 'string',
-		default: '',
-		placeholder,
-		description,
+		...property,
 		routing: checkedRouting({
-			parameter: 'filters.query',
-			label: 'Search',
-			check: (_ref, value) => value,
-			send: { type: 'query', property: 'query' },
-			optional: true,
-		}),
-	};
-}
-
-/** The User ID filter of both lists, for admin accounts. */
-export function userIdFilter(records: string): INodeProperties {
-	return {
-		displayName: 'User ID',
-		name: 'userId',
-		type: 'number',
-		// Empty: adding the filter must not silently narrow the list to some user.
-		default: '',
-		placeholder: 'e.g. 12',
-		description: `Only ${records} of this user. Admin accounts only: other accounts get a permission error (403).`,
-		routing: checkedRouting({
-			parameter: 'filters.userId',
-			label: 'User ID',
-			check: positiveInteger,
-			send: { type: 'query', property: 'userId' },
+			parameter: `filters.${property.name}`,
+			label: property.displayName,
+			check,
+			send: { type: 'query', property: query },
 			optional: true,
 		}),
 	};

@@ -1,4 +1,6 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+
+import { unexpectedBodyError, type ApiErrorContext } from './errors';
 
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -15,6 +17,18 @@ function pageMetadata(data: JsonObject): PageMetadata {
 	return nested && typeof nested === 'object' && !Array.isArray(nested)
 		? (nested as PageMetadata)
 		: (data as PageMetadata);
+}
+
+/** The `data` of a list page whose `content` is a list; anything else is an error, never an empty page. */
+export function checkedPage(
+	node: INode,
+	statusCode: number,
+	data: JsonObject,
+	page: number,
+	context: ApiErrorContext,
+): JsonObject {
+	if (Array.isArray(data.content)) return data;
+	throw unexpectedBodyError(node, statusCode, `page ${page} has no "content" list`, context);
 }
 
 /**

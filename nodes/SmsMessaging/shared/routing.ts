@@ -15,8 +15,8 @@ import {
 	type PreSendAction,
 } from 'n8n-workflow';
 
-import { errorItem, nodeError, readAnswer, unexpectedBodyError, type ApiOperation } from './errors';
-import { collectPages } from './list';
+import { errorItem, nodeError, readAnswer, type ApiOperation } from './errors';
+import { checkedPage, collectPages } from './list';
 import {
 	answerRetryDelay,
 	CREDENTIAL_TYPE,
@@ -189,14 +189,8 @@ export async function getManyPages(
 					{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
 				);
 			});
-			if (!Array.isArray(data.content)) {
-				const statusCode = answers.get(data)?.statusCode ?? 200;
-				throw unexpectedBodyError(node, statusCode, `page ${page} has no "content" list`, {
-					operation: 'list',
-					itemIndex,
-				});
-			}
-			return data;
+			const statusCode = answers.get(data)?.statusCode ?? 200;
+			return checkedPage(node, statusCode, data, page, { operation: 'list', itemIndex });
 		}, limit);
 		return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	});
@@ -236,16 +230,17 @@ function checkParameter({
 			if (send) delete target[send.property];
 			return requestOptions;
 		}
-		const ref = fieldsOf(this.getNode(), this.getItemIndex())(parameter, label);
+		const itemIndex = this.getItemIndex();
+		const ref = fieldsOf(this.getNode(), itemIndex)(parameter, label);
 		let checked: unknown;
 		try {
 			checked = check(ref, value);
 		} catch (error) {
 			// n8n's routing turns a preSend's error into an unpaired error item: the request hook
 			// reports it instead, paired. The first refusal of an item is the one reported.
-			if (!this.continueOnFail()) throw nodeError(this.getNode(), error, ref.itemIndex);
+			if (!this.continueOnFail()) throw nodeError(this.getNode(), error, itemIndex);
 			if (!refusedInput.has(requestOptions)) {
-				refusedInput.set(requestOptions, nodeError(this.getNode(), error, ref.itemIndex));
+				refusedInput.set(requestOptions, nodeError(this.getNode(), error, itemIndex));
 			}
 			return requestOptions;
 		}

@@ -4,6 +4,7 @@ import {
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
+	type IPollFunctions,
 	type NodeApiError,
 } from 'n8n-workflow';
 
@@ -150,7 +151,7 @@ export function networkFailure(
  * `unknown`.
  */
 export async function requestWithRetry(
-	this: IExecuteFunctions,
+	this: IExecuteFunctions | IPollFunctions,
 	options: IHttpRequestOptions,
 	policy: RetryPolicy,
 ): Promise<Delivery> {

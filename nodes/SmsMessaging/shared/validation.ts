@@ -3,7 +3,8 @@ import { NodeOperationError, type INode } from 'n8n-workflow';
 /** Where a value came from, so that an error can name the item and the field. */
 export interface FieldRef {
 	node: INode;
-	itemIndex: number;
+	/** The input item; a trigger's parameters belong to no item. */
+	itemIndex?: number;
 	/** The parameter's name, as in the workflow JSON. */
 	field: string;
 	/** The parameter's name as shown in the editor. */
@@ -14,7 +15,7 @@ export interface FieldRef {
  * Where the values of one item come from: `fields(prefix)(name, label)` names a parameter, under
  * `prefix` (a collection such as `options`) when given.
  */
-export function fieldsOf(node: INode, itemIndex: number, prefix?: string) {
+export function fieldsOf(node: INode, itemIndex: number | undefined, prefix?: string) {
 	return (field: string, label: string): FieldRef => ({
 		node,
 		itemIndex,
@@ -91,6 +92,14 @@ export function phoneNumber(ref: FieldRef, value: unknown): string {
 export function oneOf(ref: FieldRef, value: unknown, allowed: string[]): string {
 	if (typeof value === 'string' && allowed.includes(value)) return value;
 	throw invalidField(ref, `must be one of ${allowed.join(', ')}, got ${show(value)}`);
+}
+
+/** A multi-options value: at least one entry, each one of `allowed`. */
+export function oneOrMoreOf(ref: FieldRef, value: unknown, allowed: string[]): string[] {
+	if (!Array.isArray(value) || value.length === 0) {
+		throw invalidField(ref, `must name at least one of ${allowed.join(', ')}, got ${show(value)}`);
+	}
+	return value.map((entry) => oneOf(ref, entry, allowed));
 }
 
 /** A whole number from `min` to `max`; a number field set by an expression can be anything. */

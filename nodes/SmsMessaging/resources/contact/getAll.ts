@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { listControls, searchFilter, userIdFilter } from '../../shared/descriptions';
+import { filterField, listControls } from '../../shared/descriptions';
+import { searchFilter, userIdFilter } from '../../shared/smsFilters';
 
 const showOnlyForContactGetMany = { resource: ['contact'], operation: ['getAll'] };
 
@@ -14,11 +15,13 @@ export const contactGetManyDescription: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: showOnlyForContactGetMany },
 		options: [
-			searchFilter(
-				'e.g. Jane',
-				'Text to look for in the contact name, phone number and e-mail address',
+			filterField(
+				searchFilter(
+					'e.g. Jane',
+					'Text to look for in the contact name, phone number and e-mail address',
+				),
 			),
-			userIdFilter('contacts'),
+			filterField(userIdFilter('contacts')),
 		],
 	},
 ];

@@ -5,13 +5,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { listControls, searchFilter, userIdFilter } from '../../shared/descriptions';
+import { filterField, listControls } from '../../shared/descriptions';
 import { checkedRouting } from '../../shared/routing';
-import { apiDate, oneOf, uuid } from '../../shared/validation';
+import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS, SMS_STATUSES } from '../../shared/smsFilters';
+import { apiDate, oneOf } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
-
-const SMS_STATUSES = ['DELIVERED', 'FAILED', 'PENDING', 'SENT'];
 
 export const smsGetManyDescription: INodeProperties[] = [
 	...listControls(showOnlyForSmsGetMany),
@@ -23,25 +22,8 @@ export const smsGetManyDescription: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: showOnlyForSmsGetMany },
 		options: [
-			{
-				displayName: 'Campaign ID',
-				name: 'campaignId',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. 3f2b8c1e-9d4a-4b7e-8f21-5c6d7e8f9a0b',
-				description: 'Only messages of this campaign (a UUID)',
-				routing: checkedRouting({
-					parameter: 'filters.campaignId',
-					label: 'Campaign ID',
-					check: uuid,
-					send: { type: 'query', property: 'campaign-id' },
-					optional: true,
-				}),
-			},
-			searchFilter(
-				'e.g. order 1234',
-				'Text to look for in the message content and the recipient number',
-			),
+			filterField(SMS_LIST_FILTERS.campaignId),
+			filterField(SMS_LIST_FILTERS.query),
 			{
 				displayName: 'Sent After',
 				name: 'startDate',
@@ -85,18 +67,9 @@ export const smsGetManyDescription: INodeProperties[] = [
 					send: { type: 'query', property: 'status' },
 					optional: true,
 				}),
-				options: [
-					{ name: 'Delivered', value: 'DELIVERED', description: "Reached the recipient's phone" },
-					{ name: 'Failed', value: 'FAILED', description: 'Could not be delivered' },
-					{ name: 'Pending', value: 'PENDING', description: 'Waiting to be sent' },
-					{
-						name: 'Sent',
-						value: 'SENT',
-						description: 'Handed to the network, delivery not yet confirmed',
-					},
-				],
+				options: SMS_STATUS_OPTIONS,
 			},
-			userIdFilter('messages'),
+			filterField(SMS_LIST_FILTERS.userId),
 		],
 	},
 	{

@@ -1,0 +1,70 @@
+import {
+	NodeConnectionTypes,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+	type IPollFunctions,
+} from 'n8n-workflow';
+
+import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS } from '../SmsMessaging/shared/smsFilters';
+import { pollDeliveries } from './poll';
+
+export class SmsMessagingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'SMS Messaging Trigger',
+		name: 'smsMessagingTrigger',
+		icon: { light: 'file:../../icons/sms.svg', dark: 'file:../../icons/sms.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		description:
+			'Starts the workflow when sent SMS messages reach a delivery status, such as delivered or failed',
+		subtitle: '={{ "Watching " + $parameter["statuses"].join(", ") }}',
+		defaults: { name: 'SMS Messaging Trigger' },
+		// The API posts no callbacks (spec section 6): delivery is learnt by polling the SMS list.
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'smsMessagingApi', required: true }],
+		properties: [
+			{
+				displayName: 'Watch Statuses',
+				name: 'statuses',
+				type: 'multiOptions',
+				options: SMS_STATUS_OPTIONS,
+				default: ['DELIVERED', 'FAILED'],
+				description:
+					'The workflow starts once for each message that reaches one of these statuses. Each status costs its own requests per poll.',
+			},
+			{
+				displayName: 'Filters',
+				name: 'filters',
+				type: 'collection',
+				placeholder: 'Add Filter',
+				default: {},
+				options: Object.values(SMS_LIST_FILTERS).map(({ property }) => property),
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Lookback Days',
+						name: 'lookbackDays',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 31 },
+						default: 2,
+						description:
+							'Watch messages sent from this many days before today (UTC) on; older ones are not watched. A shorter window costs fewer requests per poll.',
+					},
+				],
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollDeliveries.call(this);
+	}
+}

@@ -1,0 +1,54 @@
+// End to end: the SMS Messaging Trigger active in a real n8n. Global setup (trigger-watch.ts)
+// activated a workflow polling every minute and failed one message right after; n8n's next poll
+// must start one execution carrying that message, and nothing for what existed at activation.
+import { lines, N8n } from './n8n-rest';
+
+describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
+	'n8n %s',
+	(_line, endpoints) => {
+		const n8n = new N8n(endpoints);
+		const watch = endpoints.triggerWatch!;
+
+		beforeAll(async () => await n8n.login());
+
+		test('an active SMS Messaging Trigger runs the workflow with the message that failed', async () => {
+			// n8n polls every minute at a random second; 90 s from the change cover it (by the
+			// time this test runs, usually long past).
+			const deadline = watch.changedAt + 90_000;
+			let executions = await n8n.executionIds(watch.workflowId);
+			while (executions.length === 0 && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				executions = await n8n.executionIds(watch.workflowId);
+			}
+			expect(executions).toHaveLength(1);
+			const { status, items } = await n8n.executionOutput(executions[0], 'SMS Messaging Trigger');
+			expect(status).toBe('success');
+			expect(items.map((item) => item.json)).toEqual([
+				expect.objectContaining({
+					id: watch.failedId,
+					status: 'FAILED',
+					recipient: '254711000001',
+					content: 'Your code is 4821',
+				}),
+			]);
+
+			// What the API received: the activation's poll and at least one more, each reading the
+			// DELIVERED and FAILED lists of the last two days with the X-Service header.
+			const control = `${watch.simulatorBaseUrl.replace(/\/api\/v3$/, '')}/__sim/requests`;
+			const requests = (await (await fetch(control)).json()) as Array<{
+				path: string;
+				query: Record<string, string>;
+				headers: Record<string, string | undefined>;
+			}>;
+			const statuses = requests.map((request) => request.query.status);
+			expect(statuses.filter((s) => s === 'FAILED').length).toBeGreaterThanOrEqual(2);
+			expect(new Set(statuses)).toEqual(new Set(['DELIVERED', 'FAILED']));
+			for (const request of requests) {
+				expect(request.path).toBe('/sms');
+				expect(request.query['start-date']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+				expect(request.headers['x-service']).toBe(`Bearer ${watch.simulatorToken}`);
+				expect(request.headers.authorization).toBeUndefined();
+			}
+		}, 180_000);
+	},
+);

@@ -1,0 +1,427 @@
+// SMS Messaging Trigger, through n8n-core's poll machinery (test/helpers/poll.ts) against the
+// simulator: what each poll emitted, and what the API received.
+import type { INodeParameters } from 'n8n-workflow';
+
+import { runWorkflow } from './helpers/n8n';
+import { activateTrigger, TRIGGER_TYPE } from './helpers/poll';
+import { TOKEN, useSimulator } from './helpers/simulator';
+import { Simulator } from './simulator/simulator';
+
+// The seeded messages were sent in October and November 2026, before any window used here.
+const ctx = useSimulator({ smsRecords: 20 });
+
+const DAY_MS = 86_400_000;
+const utcDay = (daysAgo: number) =>
+	new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
+
+/** Messages sent through the API `hoursAgo` hours ago, still SENT. */
+function sent(
+	count: number,
+	fields: { hoursAgo?: number; campaignId?: string; content?: string } = {},
+) {
+	const sentAt = new Date(Date.now() - (fields.hoursAgo ?? 1) * 3_600_000).toISOString();
+	return Array.from({ length: count }, (_, i) =>
+		ctx.sim.addSms({
+			recipient: `2547000${String(10000 + i)}`,
+			content: fields.content ?? `Your code is ${1000 + i}`,
+			sentAt,
+			campaignId: fields.campaignId,
+		}),
+	);
+}
+
+const activate = async (parameters: INodeParameters = {}) =>
+	await activateTrigger({ parameters, credentials: ctx.credentials });
+const smsQueries = () => ctx.sim.requests.filter((r) => r.path === '/sms').map((r) => r.query);
+const ids = (items: Array<{ json: Record<string, unknown> }> | null) =>
+	(items ?? []).map((item) => item.json.id);
+
+describe('SMS Messaging Trigger: what a poll emits', () => {
+	test('the first poll after activation emits nothing and remembers ids and statuses only', async () => {
+		const [delivered, failed] = sent(3);
+		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
+		ctx.sim.setSmsStatus(failed.id, 'FAILED');
+
+		const trigger = await activate();
+
+		expect(trigger.atActivation).toEqual({ items: null });
+		// One list per watched status, at the largest page, from Lookback Days (2) before today.
+		expect(smsQueries()).toEqual([
+			{ status: 'DELIVERED', 'start-date': utcDay(2), page: '1', records: '100' },
+			{ status: 'FAILED', 'start-date': utcDay(2), page: '1', records: '100' },
+		]);
+		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
+		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
+		expect(trigger.staticData).toEqual({
+			'node:SMS Messaging Trigger': {
+				scope: '{"lookbackDays":2}',
+				seen: { DELIVERED: [delivered.id], FAILED: [failed.id] },
+			},
+		});
+	});
+
+	test('messages that reach a watched status after it are emitted once, as the list gives them', async () => {
+		const [a, b, c] = sent(3);
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(a.id, 'DELIVERED');
+		ctx.sim.setSmsStatus(b.id, 'FAILED');
+
+		const first = await trigger.poll();
+		expect(first.items?.map((item) => item.json)).toEqual([
+			{ ...a, status: 'DELIVERED', deliveredAt: expect.any(String) },
+			{ ...b, status: 'FAILED', deliveredAt: null },
+		]);
+		expect((await trigger.poll()).items).toBeNull();
+
+		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
+		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
+		expect((await trigger.poll()).items).toBeNull();
+		// Every poll (the activation's and four more) read both lists again, one page each.
+		expect(smsQueries().map((q) => q.status)).toEqual(
+			Array(5).fill(['DELIVERED', 'FAILED']).flat(),
+		);
+	});
+
+	test('more than 100 changes in one poll are all emitted, read page by page', async () => {
+		const messages = sent(150);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		for (const message of messages) ctx.sim.setSmsStatus(message.id, 'FAILED');
+		ctx.sim.requests = [];
+
+		const { items } = await trigger.poll();
+
+		expect(new Set(ids(items)).size).toBe(150);
+		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
+		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
+			['FAILED', '1', '100'],
+			['FAILED', '2', '100'],
+		]);
+		expect((await trigger.poll()).items).toBeNull();
+	});
+
+	test('with SENT and DELIVERED watched, a message is emitted as SENT, then again as DELIVERED', async () => {
+		const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
+		const [message] = sent(1);
+
+		const asSent = await trigger.poll();
+		expect(asSent.items?.map((item) => [item.json.id, item.json.status])).toEqual([
+			[message.id, 'SENT'],
+		]);
+		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		const asDelivered = await trigger.poll();
+		expect(asDelivered.items?.map((item) => [item.json.id, item.json.status])).toEqual([
+			[message.id, 'DELIVERED'],
+		]);
+		expect((await trigger.poll()).items).toBeNull();
+	});
+
+	test('a status not watched is never emitted', async () => {
+		const trigger = await activate({ statuses: ['DELIVERED'] });
+		const [message] = sent(1);
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		expect((await trigger.poll()).items).toBeNull();
+		expect(new Set(smsQueries().map((q) => q.status))).toEqual(new Set(['DELIVERED']));
+	});
+
+	test('filters are sent with the API names and only matching messages are emitted', async () => {
+		const campaign = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
+		const [match] = sent(1, { campaignId: campaign, content: 'Order 77 shipped' });
+		const [otherCampaign] = sent(1, { content: 'Order 77 shipped' });
+		const [otherText] = sent(1, { campaignId: campaign, content: 'Welcome' });
+		const trigger = await activate({
+			filters: { campaignId: campaign, query: 'order 77', userId: 1 },
+		});
+		for (const m of [match, otherCampaign, otherText]) ctx.sim.setSmsStatus(m.id, 'FAILED');
+
+		expect(ids((await trigger.poll()).items)).toEqual([match.id]);
+		for (const query of smsQueries()) {
+			expect(query).toMatchObject({ 'campaign-id': campaign, query: 'order 77', userId: '1' });
+		}
+	});
+
+	test('Lookback Days is sent as start-date, that many days before today in UTC', async () => {
+		const [inside] = sent(1, { hoursAgo: 24 * 4 });
+		const [outside] = sent(1, { hoursAgo: 24 * 7 });
+		const trigger = await activate({ options: { lookbackDays: 5 } });
+		ctx.sim.setSmsStatus(inside.id, 'DELIVERED');
+		ctx.sim.setSmsStatus(outside.id, 'DELIVERED');
+
+		expect(ids((await trigger.poll()).items)).toEqual([inside.id]);
+		expect(new Set(smsQueries().map((q) => q['start-date']))).toEqual(new Set([utcDay(5)]));
+	});
+
+	test('a message that falls out of the window is forgotten', async () => {
+		const [message] = sent(1, { hoursAgo: 12 });
+		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		const trigger = await activate();
+		const seen = () =>
+			(trigger.staticData['node:SMS Messaging Trigger'] as { seen: Record<string, number[]> }).seen;
+		expect(seen().DELIVERED).toEqual([message.id]);
+
+		// Three days on, the message was sent before the window starts.
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 3 * DAY_MS);
+		try {
+			expect((await trigger.poll()).items).toBeNull();
+		} finally {
+			clock.mockRestore();
+		}
+		expect(seen()).toEqual({ DELIVERED: [], FAILED: [] });
+		expect(smsQueries().at(-1)?.['start-date']).toBe(
+			new Date(now + DAY_MS).toISOString().slice(0, 10),
+		);
+	});
+});
+
+describe('SMS Messaging Trigger: activation', () => {
+	test('activating again (after a deactivation) emits nothing, even for what changed meanwhile', async () => {
+		const [message] = sent(1);
+		const first = await activate();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+
+		const again = await activateTrigger({
+			parameters: {},
+			credentials: ctx.credentials,
+			staticData: first.staticData,
+		});
+		expect(again.atActivation.items).toBeNull();
+		expect((await again.poll()).items).toBeNull();
+	});
+
+	test('when n8n restarts, the first poll emits what changed while it was down', async () => {
+		const [message] = sent(1);
+		const before = await activate();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+
+		const restarted = await activateTrigger({
+			parameters: {},
+			credentials: ctx.credentials,
+			staticData: before.staticData,
+			activation: 'init',
+		});
+		expect(ids(restarted.atActivation.items)).toEqual([message.id]);
+	});
+
+	test('changed filters start over: the first poll with them only remembers', async () => {
+		const [message] = sent(1, { content: 'Order 5' });
+		const before = await activate();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+
+		const updated = await activateTrigger({
+			parameters: { filters: { query: 'order' } },
+			credentials: ctx.credentials,
+			staticData: before.staticData,
+			activation: 'update',
+		});
+		expect(updated.atActivation.items).toBeNull();
+	});
+
+	test('a status added to Watch Statuses is recorded by its first poll, then watched', async () => {
+		const [before, after] = sent(2);
+		const first = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(before.id, 'DELIVERED');
+
+		const updated = await activateTrigger({
+			parameters: { statuses: ['DELIVERED', 'FAILED'] },
+			credentials: ctx.credentials,
+			staticData: first.staticData,
+			activation: 'update',
+		});
+		expect(updated.atActivation.items).toBeNull();
+		ctx.sim.setSmsStatus(after.id, 'DELIVERED');
+		expect(ids((await updated.poll()).items)).toEqual([after.id]);
+	});
+
+	test('a message that leaves every watched status and comes back is emitted again', async () => {
+		const [message] = sent(1);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+		ctx.sim.setSmsStatus(message.id, 'SENT');
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+	});
+});
+
+describe('SMS Messaging Trigger: Fetch Test Event', () => {
+	test('emits the newest matching message and changes nothing later polls emit', async () => {
+		const [older, newer, newest] = sent(3);
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(newer.id, 'FAILED');
+		ctx.sim.setSmsStatus(older.id, 'DELIVERED');
+		const remembered = trigger.staticData;
+		ctx.sim.requests = [];
+
+		const items = await trigger.fetchTestEvent();
+
+		expect(items?.map((item) => item.json)).toEqual([
+			{ ...newer, status: 'FAILED', deliveredAt: null },
+		]);
+		expect(smsQueries()).toEqual([
+			{ status: 'DELIVERED', 'start-date': utcDay(2), page: '1', records: '1' },
+			{ status: 'FAILED', 'start-date': utcDay(2), page: '1', records: '1' },
+		]);
+		expect(trigger.staticData).toEqual(remembered);
+		expect(ids((await trigger.poll()).items)).toEqual([older.id, newer.id]);
+		expect(newest.status).toBe('SENT');
+	});
+
+	test('in a manual run through n8n-core, as the editor runs it', async () => {
+		const [message] = sent(1);
+		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		const result = await runWorkflow({
+			nodeType: TRIGGER_TYPE,
+			parameters: {},
+			credentials: ctx.credentials,
+			inputDirect: true,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.id)).toEqual([message.id]);
+		expect(smsQueries()).toHaveLength(2);
+	});
+
+	test('with no matching message there is nothing to show', async () => {
+		const trigger = await activate();
+		expect(await trigger.fetchTestEvent()).toBeNull();
+		expect(smsQueries()).toHaveLength(4);
+	});
+});
+
+describe('SMS Messaging Trigger: errors', () => {
+	test('an API error at a poll carries the API message, and the next poll catches up', async () => {
+		const [message] = sent(1);
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		ctx.sim.inject({ path: '/sms', status: 500, skip: 1 });
+
+		const failed = await trigger.poll();
+		expect(failed.items).toBeNull();
+		expect(failed.error).toMatchObject({ message: 'internal server error', httpCode: '500' });
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+	});
+
+	test('a 503 is retried within the poll', async () => {
+		const [message] = sent(1);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		ctx.sim.inject({ path: '/sms', status: 503, retryAfter: 0 });
+		ctx.sim.requests = [];
+
+		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200]);
+	});
+
+	test('a rejected token fails the activation with the API message', async () => {
+		await expect(
+			activateTrigger({ parameters: {}, credentials: { ...ctx.credentials, apiToken: 'wrong' } }),
+		).rejects.toMatchObject({
+			message: 'Authentication failed',
+			description: expect.stringContaining('X-Service: missing or invalid API token'),
+		});
+		expect(smsQueries()).toHaveLength(1);
+	});
+
+	test('the token never appears in the error, even when the API echoes it', async () => {
+		ctx.sim.inject({ path: '/sms', status: 400, echoAuth: true });
+		const error = (await activate().catch((caught: unknown) => caught)) as Error;
+		expect(error).toMatchObject({ message: 'Request with Bearer *** failed' });
+		const shown = JSON.stringify(error, Object.getOwnPropertyNames(error));
+		expect(shown).toContain('Rejected credentials: Bearer ***');
+		expect(shown).not.toContain(TOKEN);
+	});
+
+	test('an unreachable API is reported after the retries, without the token', async () => {
+		const error = (await activateTrigger({
+			parameters: {},
+			credentials: { ...ctx.credentials, baseUrl: 'http://127.0.0.1:1/api/v3' },
+		}).catch((caught: unknown) => caught)) as Error;
+		expect(error.message).toBe(
+			'Page 1 of the SMS list could not be read: the API could not be reached after 4 attempts: the connection was refused',
+		);
+		expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(TOKEN);
+	}, 30_000);
+
+	test.each([
+		[{ options: { lookbackDays: 0 } }, 'Lookback Days must be a whole number from 1 to 31, got 0'],
+		[
+			{ options: { lookbackDays: 40 } },
+			'Lookback Days must be a whole number from 1 to 31, got 40',
+		],
+		[{ filters: { campaignId: 'not-a-uuid' } }, 'Campaign ID is not a UUID: "not-a-uuid"'],
+		[
+			{ statuses: [] },
+			'Watch Statuses must name at least one of DELIVERED, FAILED, PENDING, SENT, got []',
+		],
+	])('%j is refused naming the field, before any request', async (parameters, message) => {
+		await expect(activate(parameters)).rejects.toThrow(message);
+		const result = await runWorkflow({
+			nodeType: TRIGGER_TYPE,
+			parameters,
+			credentials: ctx.credentials,
+			inputDirect: true,
+		});
+		expect(result.error?.message).toBe(message);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+});
+
+describe('the simulator models delivery', () => {
+	const sim = new Simulator({
+		token: TOKEN,
+		smsRecords: 0,
+		deliveryDelayMs: 300,
+		failureRate: 0.3,
+	});
+	let credentials: typeof ctx.credentials;
+	beforeAll(async () => {
+		credentials = { apiToken: TOKEN, ...(await sim.start()) };
+	});
+	afterAll(async () => await sim.stop());
+
+	test('sent messages become DELIVERED or FAILED after the delay, and the trigger emits them', async () => {
+		const send = await runWorkflow({
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				senderId: 'ACME',
+				number: '={{ $json.number }}',
+				message: 'Your parcel is on its way',
+			},
+			items: Array.from({ length: 10 }, (_, i) => ({ number: `25470000${1000 + i}` })),
+			credentials,
+		});
+		const sentIds = send.items.map((item) => item.json.id);
+		const trigger = await activateTrigger({ parameters: {}, credentials });
+		expect(trigger.atActivation.items).toBeNull();
+
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		const { items } = await trigger.poll();
+
+		expect(ids(items).sort()).toEqual([...sentIds].sort());
+		const statuses = (items ?? []).map((item) => item.json.status);
+		expect(statuses.filter((s) => s === 'DELIVERED').length).toBeGreaterThan(
+			statuses.filter((s) => s === 'FAILED').length,
+		);
+		expect(statuses).toContain('FAILED');
+		for (const { json } of items ?? []) {
+			expect(json.deliveredAt === null).toBe(json.status === 'FAILED');
+		}
+	});
+
+	test('a control endpoint sets one message status', async () => {
+		const [message] = sim.sms.slice(-1);
+		const response = await fetch(
+			`${sim.baseUrl.replace('/api/v3', '')}/__sim/sms/${message.id}/status`,
+			{
+				method: 'POST',
+				body: JSON.stringify({ status: 'PENDING' }),
+			},
+		);
+		expect(await response.json()).toMatchObject({
+			id: message.id,
+			status: 'PENDING',
+			deliveredAt: null,
+		});
+	});
+});
