@@ -342,20 +342,67 @@ describe('Dry Run and the per-run cap', () => {
 		]);
 	});
 
-	test('the estimate matches what the API charges', async () => {
-		const message = 'y'.repeat(161);
+	// Worked out by hand, not by either counter: GSM-7 fits 160 septets in one part and 153 per part
+	// when split, UCS-2 70 code units and 67 per part; the GSM extension characters (€ [ ] { } ~ | ^
+	// \ and form feed) take two septets; one character outside GSM 03.38 makes the whole text UCS-2.
+	const charged: Array<[string, string, 'GSM-7' | 'UCS-2', number, number]> = [
+		['160 GSM-7 characters', 'a'.repeat(160), 'GSM-7', 160, 1],
+		['161 GSM-7 characters', 'a'.repeat(161), 'GSM-7', 161, 2],
+		['306 GSM-7 characters', 'a'.repeat(306), 'GSM-7', 306, 2],
+		['307 GSM-7 characters', 'a'.repeat(307), 'GSM-7', 307, 3],
+		['459 GSM-7 characters', 'a'.repeat(459), 'GSM-7', 459, 3],
+		['460 GSM-7 characters', 'a'.repeat(460), 'GSM-7', 460, 4],
+		['accents in the GSM table (é, Ç, ü), newlines', 'Ça été\nsüper '.repeat(10), 'GSM-7', 130, 1],
+		['80 × € (two septets each) is 160 septets', '€'.repeat(80), 'GSM-7', 160, 1],
+		['80 × € and one letter is 161 septets', '€'.repeat(80) + 'a', 'GSM-7', 161, 2],
+		['158 letters and [ is 160 septets', 'a'.repeat(158) + '[', 'GSM-7', 160, 1],
+		['159 letters and ] is 161 septets', 'a'.repeat(159) + ']', 'GSM-7', 161, 2],
+		['{ } ~ | ^ \\ in 153 septets × 2', '{}~|^\\'.repeat(25) + 'abcdef', 'GSM-7', 306, 2],
+		['70 UCS-2 characters', 'ж'.repeat(70), 'UCS-2', 70, 1],
+		['71 UCS-2 characters', 'ж'.repeat(71), 'UCS-2', 71, 2],
+		['134 UCS-2 characters', 'ж'.repeat(134), 'UCS-2', 134, 2],
+		['135 UCS-2 characters', 'ж'.repeat(135), 'UCS-2', 135, 3],
+		['one ç (not in GSM; Ç is) makes 69 letters UCS-2', 'a'.repeat(69) + 'ç', 'UCS-2', 70, 1],
+		['a ` makes 70 letters UCS-2', 'a'.repeat(70) + '`', 'UCS-2', 71, 2],
+		['160 letters and one ж: 161 UCS-2 units', 'a'.repeat(160) + 'ж', 'UCS-2', 161, 3],
+		['35 emoji are 70 UTF-16 units', '👋'.repeat(35), 'UCS-2', 70, 1],
+		['36 emoji are 72 UTF-16 units', '👋'.repeat(36), 'UCS-2', 72, 2],
+	];
+
+	test('the estimate is what the API charges, for hand-checked messages at each part boundary', async () => {
+		const items = charged.map(([, text], i) => ({ phone: `2547${10000000 + i}`, text }));
+		const parameters = { ...send(), message: '={{ $json.text }}', thirdPartyRef: '' };
 		const dry = await runWorkflow({
-			parameters: { ...send({ dryRun: true }), message },
-			items: customers(1),
+			parameters: { ...parameters, options: { dryRun: true } },
+			items,
 			credentials: ctx.credentials,
 		});
-		const real = await runWorkflow({
-			parameters: { ...send(), message },
-			items: customers(1),
-			credentials: ctx.credentials,
-		});
-		expect(dry.items[0].json.estimatedCredits).toBe(2);
-		expect(real.items[0].json.credits).toBe(2);
+		expect(ctx.sim.requests).toEqual([]);
+		const real = await runWorkflow({ parameters, items, credentials: ctx.credentials });
+		expect(real.error).toBeUndefined();
+
+		const expected = charged.map(([what, , encoding, characters, parts]) => ({
+			what,
+			encoding,
+			characters,
+			parts,
+		}));
+		expect(
+			dry.items.map((item, i) => ({
+				what: charged[i][0],
+				encoding: item.json.encoding,
+				characters: item.json.characters,
+				parts: item.json.estimatedCredits,
+			})),
+		).toEqual(expected);
+		// What the simulator charged, as the node reports it.
+		expect(real.items.map((item) => item.json.credits)).toEqual(expected.map((e) => e.parts));
+		const total = charged.reduce((sum, [, , , , parts]) => sum + parts, 0);
+		expect(dry.items[0].json.totalEstimatedCredits).toBe(total);
+		expect(ctx.sim.balance).toBe(100000 - total);
+		expect(ctx.sim.sentEnvelopes.map((e: { message: string }) => e.message)).toEqual(
+			charged.map(([, text]) => text),
+		);
 	});
 
 	test('Max Messages per Run refuses a larger run before anything is sent', async () => {

@@ -122,40 +122,6 @@ describe('SMS → Send', () => {
 		]);
 	});
 
-	test('fields read straight from the item give exactly what n8n evaluates', async () => {
-		const items = [
-			{ name: 'Amina', n: 7, phone: 254712345678, nested: { ref: 'R-1' } },
-			{ name: 'Brian', n: 1.5, phone: '+254 799 000 111', nested: { ref: 'R-2' } },
-			{ name: { first: 'Chen' }, n: null, phone: '254733222111', nested: {} },
-		];
-		const run = async (number: string, message: string, thirdPartyRef: string) => {
-			ctx.sim.reset();
-			await runWorkflow({
-				parameters: send({ number, message, thirdPartyRef }),
-				items,
-				credentials: ctx.credentials,
-			});
-			return ctx.sim.requests[0].body.envelopes;
-		};
-		// The node reads `{{ $json.x }}` parts itself; wrapping them in parentheses leaves n8n to evaluate them.
-		const direct = await run(
-			'={{ $json.phone }}',
-			'=Hi {{ $json.name }}, you have {{ $json.n }} new\nmessages',
-			'={{ $json.nested["ref"] }}',
-		);
-		const evaluated = await run(
-			'={{ ($json.phone) }}',
-			'=Hi {{ ($json.name) }}, you have {{ ($json.n) }} new\nmessages',
-			'={{ ($json.nested["ref"]) }}',
-		);
-		expect(direct).toEqual(evaluated);
-		expect(direct[0]).toEqual({
-			number: '254712345678',
-			message: 'Hi Amina, you have 7 new\nmessages',
-			thirdPartyRef: 'R-1',
-		});
-	});
-
 	test('a long message is charged per part, as the API reports it', async () => {
 		const result = await runWorkflow({
 			parameters: send({ message: 'x'.repeat(200) }),

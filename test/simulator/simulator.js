@@ -37,24 +37,42 @@ const REASONS = {
 	503: 'SERVICE_UNAVAILABLE',
 };
 
-// GSM 03.38 basic set, and the extension set whose characters take two septets.
-const GSM_BASIC =
-	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-const GSM_EXTENDED = '^{}\\[~]|€\f';
+// What the simulated API charges per message. Written apart from the node's estimate
+// (nodes/SmsMessaging/shared/smsParts.ts), which tests compare with these charges; it must never
+// share code with it. GSM 03.38, character by character from the 3GPP TS 23.038 table: printable
+// ASCII except ` and the extension characters, line feed, carriage return, and the accented and
+// Greek letters listed below take one septet; the extension table (form feed ^ { } \ [ ~ ] | €)
+// takes two. Any other character sends the whole message as UCS-2, counted in UTF-16 code units.
+const GSM7_ONE_SEPTET =
+	/^[\n\r !"#$%&'()*+,\-./0-9:;<=>?@A-Z_a-z£¥èéùìòÇØøÅåΔΦΓΛΩΠΨΣΘΞÆæßÉ¤¡ÄÖÑÜ§¿äöñüà]$/u;
+const GSM7_TWO_SEPTETS = /^[\f^{}\\[~\]|€]$/u;
+// The most septets / code units that fit in 1, 2, 3… parts, worked out by hand: one part holds
+// 160 GSM-7 septets or 70 UCS-2 units; a split message loses 7 septets / 3 units per part to the
+// concatenation header, so 153 or 67 per part (2 × 153 = 306, 3 × 153 = 459…).
+const PART_LIMITS = {
+	'GSM-7': [160, 306, 459, 612, 765, 918, 1071, 1224, 1377, 1530],
+	'UCS-2': [70, 134, 201, 268, 335, 402, 469, 536, 603, 670],
+};
 
-/** Parts a text needs, with the industry values 160/153 (GSM-7) and 70/67 (UCS-2). */
+/** Credits the simulated API charges for one message: one per part. */
 function smsParts(text) {
-	let septets = 0;
+	let encoding = 'GSM-7';
+	let size = 0;
 	for (const char of text) {
-		if (GSM_BASIC.includes(char)) septets += 1;
-		else if (GSM_EXTENDED.includes(char)) septets += 2;
+		if (GSM7_ONE_SEPTET.test(char)) size += 1;
+		else if (GSM7_TWO_SEPTETS.test(char)) size += 2;
 		else {
-			// UCS-2 counts UTF-16 code units: an emoji takes two.
-			const units = text.length;
-			return units <= 70 ? 1 : Math.ceil(units / 67);
+			encoding = 'UCS-2';
+			break;
 		}
 	}
-	return septets <= 160 ? 1 : Math.ceil(septets / 153);
+	if (encoding === 'UCS-2') size = text.length;
+	const limits = PART_LIMITS[encoding];
+	const parts = limits.findIndex((limit) => size <= limit) + 1;
+	if (parts > 0) return parts;
+	// Past the table, every further part holds as much as the step between its last two rows.
+	const step = limits[limits.length - 1] - limits[limits.length - 2];
+	return limits.length + Math.ceil((size - limits[limits.length - 1]) / step);
 }
 
 function seededRandom(seed) {
