@@ -3,12 +3,13 @@ import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from '
 import { contactDescription } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
 import { send, smsDescription } from './resources/sms';
+import { SMS_ICON } from './shared/descriptions';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'SMS Messaging',
 		name: 'smsMessaging',
-		icon: { light: 'file:../../icons/sms.svg', dark: 'file:../../icons/sms.dark.svg' },
+		icon: SMS_ICON,
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',

@@ -8,12 +8,13 @@ import {
 
 import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS } from '../SmsMessaging/shared/smsFilters';
 import { pollDeliveries } from './poll';
+import { SMS_ICON } from '../SmsMessaging/shared/descriptions';
 
 export class SmsMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'SMS Messaging Trigger',
 		name: 'smsMessagingTrigger',
-		icon: { light: 'file:../../icons/sms.svg', dark: 'file:../../icons/sms.dark.svg' },
+		icon: SMS_ICON,
 		group: ['trigger'],
 		version: 1,
 		description:

@@ -1,8 +1,14 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { Icon, INodeProperties } from 'n8n-workflow';
 
 import { checkedRouting, getManyPages } from './routing';
 import type { SmsListFilter } from './smsFilters';
 import { positiveInteger } from './validation';
+
+/** The icon of both nodes (paths from their folders under nodes/). */
+export const SMS_ICON: Icon = {
+	light: 'file:../../icons/sms.svg',
+	dark: 'file:../../icons/sms.dark.svg',
+};
 
 type ShowFor = { resource: string[]; operation: string[] };
 
