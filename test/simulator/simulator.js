@@ -114,6 +114,8 @@ class Simulator {
 	 * @param {number} [options.contacts] seeded contacts (every seventh one soft-deleted)
 	 * @param {boolean} [options.sendOnApiHost] also serve the send endpoint on the API host
 	 * @param {boolean} [options.tls] serve HTTPS with a self-signed certificate (see `certificate`)
+	 * @param {number} [options.latencyMs] how long every API request waits before it is handled,
+	 *   like an API far away on the network (see `latencyMs`)
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -137,6 +139,12 @@ class Simulator {
 		this.requests = [];
 		/** @type {any[]} */
 		this.faults = [];
+		/**
+		 * Milliseconds every request to an API endpoint waits before it is handled (recorded,
+		 * processed, answered): a network round trip. Control requests under /__sim/ do not wait.
+		 * Settable at any time; reset() restores the constructor's value.
+		 */
+		this.latencyMs = 0;
 		/** Answers held back by a delayMs fault: cancelled by reset() and stop(). */
 		this.pending = new Set();
 		/**
@@ -170,6 +178,7 @@ class Simulator {
 		this.balance = balance;
 		this.requests = [];
 		this.faults = [];
+		this.latencyMs = this.options.latencyMs ?? 0;
 		this.cancelPending();
 		this.generation = (this.generation ?? 0) + 1;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
@@ -309,7 +318,7 @@ class Simulator {
 		this.certificate = credentials?.cert;
 		const listen = (port, role) =>
 			new Promise((resolve, reject) => {
-				const handler = (req, res) => this.handle(role, req, res);
+				const handler = (req, res) => this.arrive(role, req, res);
 				const server = credentials
 					? https.createServer(credentials, handler)
 					: http.createServer(handler);
@@ -365,6 +374,19 @@ class Simulator {
 			),
 		);
 		this.servers = [];
+	}
+
+	/** A request arrives: it is handled after `latencyMs` (reset() and stop() drop it meanwhile). */
+	arrive(role, req, res) {
+		if (!(this.latencyMs > 0) || req.url.startsWith('/__sim/')) return this.handle(role, req, res);
+		const entry = {
+			res,
+			timer: setTimeout(() => {
+				this.pending.delete(entry);
+				this.handle(role, req, res);
+			}, this.latencyMs),
+		};
+		this.pending.add(entry);
 	}
 
 	handle(role, req, res) {
@@ -930,6 +952,10 @@ class Simulator {
 		if (method === 'POST' && path === '/faults') {
 			this.inject(body);
 			return send(200, { ok: true });
+		}
+		if (method === 'POST' && path === '/latency') {
+			this.latencyMs = Number(body.latencyMs) || 0;
+			return send(200, { latencyMs: this.latencyMs });
 		}
 		if (method === 'POST' && path === '/balance') {
 			this.balance = body.balance;
