@@ -134,7 +134,7 @@ class Simulator {
 		/**
 		 * Every request that reached an API endpoint, in order.
 		 * @type {{host: 'api'|'send', method: string, path: string, query: Record<string, string|string[]>,
-		 *   rawQuery: string, at: number, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
+		 *   rawQuery: string, at: number, arrivedAt: number, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
 		 */
 		this.requests = [];
 		/** @type {any[]} */
@@ -378,6 +378,7 @@ class Simulator {
 
 	/** A request arrives: it is handled after `latencyMs` (reset() and stop() drop it meanwhile). */
 	arrive(role, req, res) {
+		req.arrivedAt = Date.now();
 		if (!(this.latencyMs > 0) || req.url.startsWith('/__sim/')) return this.handle(role, req, res);
 		const entry = {
 			res,
@@ -419,6 +420,8 @@ class Simulator {
 				),
 				rawQuery: url.search,
 				at: Date.now(),
+				// Before the latency; `at` is when the request was handled and answered.
+				arrivedAt: req.arrivedAt ?? Date.now(),
 				headers: req.headers,
 				body,
 				status: undefined,
