@@ -1,12 +1,12 @@
 // One benchmark measurement, run in a child process of its own so that its peak memory is its
-// own: `node contender.js <name> <count> <baseUrl> <sendBaseUrl> <token> [batchSize]`.
+// own: `node contender.js <name> <count> <baseUrl> <sendBaseUrl> <token> [batchSize] [parallel]`.
 import http from 'node:http';
 import type { INodeType } from 'n8n-workflow';
 
 import { nodeTypeInstances, runWorkflow, type Credentials } from '../test/helpers/n8n';
 
 const PER_ITEM_TYPE = 'bench.perItemSms';
-const PAGE_10_TYPE = 'bench.pagedBy10';
+const PAGE_100_TYPE = 'bench.pagedBy100';
 
 /**
  * What a per-item SMS node (or an HTTP Request node) does: one declarative request per item,
@@ -49,11 +49,14 @@ nodeTypeInstances[PER_ITEM_TYPE] = {
 	},
 } as unknown as INodeType;
 
-/** Return All as a node with n8n's generic pagination and the API's default page size (10). */
-nodeTypeInstances[PAGE_10_TYPE] = {
+/**
+ * Return All one page after another: a node with n8n's generic pagination, pages of 100, through
+ * the same engine (this node has no setting for reading one page at a time).
+ */
+nodeTypeInstances[PAGE_100_TYPE] = {
 	description: {
-		displayName: 'Paged by 10',
-		name: 'pagedBy10',
+		displayName: 'Paged by 100',
+		name: 'pagedBy100',
 		group: ['input'],
 		version: 1,
 		description: '',
@@ -79,7 +82,7 @@ nodeTypeInstances[PAGE_10_TYPE] = {
 								request: {
 									qs: {
 										page: '={{ ($response.body?.data?.pagination?.pageNumber ?? 0) + 1 }}',
-										records: 10,
+										records: 100,
 									},
 								},
 							},
@@ -131,7 +134,7 @@ function get(
 	url: URL,
 	token: string,
 	agent: http.Agent,
-): Promise<{ data: { content: unknown[]; pagination: { last: boolean } } }> {
+): Promise<{ data: { content: unknown[]; pagination: { last: boolean; totalPages: number } } }> {
 	return new Promise((resolve, reject) => {
 		http
 			.get(url, { agent, headers: { 'x-service': `Bearer ${token}` } }, (response) => {
@@ -143,9 +146,18 @@ function get(
 	});
 }
 
+/** Runs `task(0)`, `task(1)`, … with at most `parallel` running at once. */
+async function inParallel(count: number, parallel: number, task: (index: number) => Promise<void>) {
+	let next = 0;
+	const worker = async () => {
+		while (next < count) await task(next++);
+	};
+	await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+}
+
 export const CONTENDERS = {
 	/** This node's Send through n8n-core's engine. */
-	async send(count: number, credentials: Credentials, batchSize: number) {
+	async send(count: number, credentials: Credentials, batchSize: number, parallel?: number) {
 		const result = await runWorkflow({
 			parameters: {
 				resource: 'sms',
@@ -153,7 +165,7 @@ export const CONTENDERS = {
 				senderId: 'ACME',
 				number: '={{ $json.number }}',
 				message: '={{ $json.message }}',
-				options: { batchSize },
+				options: { batchSize, ...(parallel ? { parallelRequests: parallel } : {}) },
 			},
 			items: envelopes(count),
 			inputDirect: true,
@@ -178,12 +190,16 @@ export const CONTENDERS = {
 		return result.items.length;
 	},
 
-	/** The floor for sending: the same envelopes, batched by 100, straight from node:http. */
-	async sendFloor(count: number, credentials: Credentials, batchSize: number) {
-		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+	/**
+	 * The floor for sending: the same envelopes, batched by 100, straight from node:http with
+	 * keep-alive, `parallel` requests in flight.
+	 */
+	async sendFloor(count: number, credentials: Credentials, batchSize: number, parallel = 1) {
+		const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
 		const all = envelopes(count);
 		let sent = 0;
-		for (let start = 0; start < count; start += batchSize) {
+		await inParallel(Math.ceil(count / batchSize), parallel, async (index) => {
+			const start = index * batchSize;
 			const body = (await post(
 				new URL(`${credentials.sendBaseUrl}/outgoings/send`),
 				credentials.apiToken,
@@ -191,7 +207,7 @@ export const CONTENDERS = {
 				agent,
 			)) as { data: { outgoings: unknown[] } };
 			sent += body.data.outgoings.length;
-		}
+		});
 		agent.destroy();
 		return sent;
 	},
@@ -206,26 +222,27 @@ export const CONTENDERS = {
 		return result.items.length;
 	},
 
-	/** Return All with the API's default page size, 10, through the same engine. */
-	async listBy10(_count: number, credentials: Credentials) {
-		const result = await runWorkflow({ nodeType: PAGE_10_TYPE, parameters: {}, credentials });
-		if (result.error) throw new Error(`list by 10 failed: ${result.error.message}`);
+	/** Return All one page after another, pages of 100, through the same engine. */
+	async listSequential(_count: number, credentials: Credentials) {
+		const result = await runWorkflow({ nodeType: PAGE_100_TYPE, parameters: {}, credentials });
+		if (result.error) throw new Error(`sequential list failed: ${result.error.message}`);
 		return result.items.length;
 	},
 
-	/** The floor for listing: pages of 100 straight from node:http. */
-	async listFloor(_count: number, credentials: Credentials) {
-		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-		let records = 0;
-		for (let page = 1; ; page++) {
-			const body = await get(
-				new URL(`${credentials.baseUrl}/sms?page=${page}&records=100`),
-				credentials.apiToken,
-				agent,
-			);
-			records += body.data.content.length;
-			if (body.data.pagination.last || body.data.content.length === 0) break;
-		}
+	/**
+	 * The floor for listing: pages of 100 straight from node:http with keep-alive; the first page
+	 * alone, then the others `parallel` at a time up to its totalPages.
+	 */
+	async listFloor(_count: number, credentials: Credentials, _batchSize: number, parallel = 1) {
+		const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
+		const page = (n: number) =>
+			get(new URL(`${credentials.baseUrl}/sms?page=${n}&records=100`), credentials.apiToken, agent);
+		const first = await page(1);
+		let records = first.data.content.length;
+		await inParallel(first.data.pagination.totalPages - 1, parallel, async (index) => {
+			const { data } = await page(index + 2);
+			records += data.content.length;
+		});
 		agent.destroy();
 		return records;
 	},
@@ -234,13 +251,14 @@ export const CONTENDERS = {
 export type ContenderName = keyof typeof CONTENDERS;
 
 async function main() {
-	const [name, count, baseUrl, sendBaseUrl, apiToken, batchSize] = process.argv.slice(2);
+	const [name, count, baseUrl, sendBaseUrl, apiToken, batchSize, parallel] = process.argv.slice(2);
 	const credentials = { baseUrl, sendBaseUrl, apiToken };
 	const started = process.hrtime.bigint();
 	const items = await CONTENDERS[name as ContenderName](
 		Number(count),
 		credentials,
 		Number(batchSize || 100),
+		parallel ? Number(parallel) : undefined,
 	);
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
 	process.stdout.write(

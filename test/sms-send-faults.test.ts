@@ -232,7 +232,9 @@ describe('responses are checked, not trusted', () => {
 });
 
 describe('partial failure is accounted for exactly', () => {
-	const tenBatches = { batchSize: 10, maxAttempts: 1 };
+	// One request at a time, so that the fourth request to reach the API is batch 4 and nothing is
+	// in flight beside it; test/sms-send-parallel.test.ts tells the same story in parallel.
+	const tenBatches = { batchSize: 10, maxAttempts: 1, parallelRequests: 1 };
 
 	test('batch 4 of 10 fails for good, no Continue On Fail: the error lists sent, failed and not attempted', async () => {
 		ctx.sim.inject({ host: 'send', status: 500, skip: 3, count: Infinity });

@@ -138,6 +138,8 @@ class Simulator {
 	 *   long after sending: DELIVERED (with `deliveredAt`) or, at `failureRate`, FAILED. Without it
 	 *   they stay SENT until setSmsStatus() moves them.
 	 * @param {number} [options.failureRate] share of sent messages that end FAILED (default 0.2)
+	 * @param {number} [options.latencyMs] how long every API request waits before it is handled,
+	 *   like an API far away on the network (see `latencyMs`)
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -157,11 +159,17 @@ class Simulator {
 		/**
 		 * Every request that reached an API endpoint, in order.
 		 * @type {{host: 'api'|'send', method: string, path: string, query: Record<string, string|string[]>,
-		 *   rawQuery: string, at: number, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
+		 *   rawQuery: string, at: number, arrivedAt: number, headers: http.IncomingHttpHeaders, body: any, status: number|'reset'|undefined}[]}
 		 */
 		this.requests = [];
 		/** @type {any[]} */
 		this.faults = [];
+		/**
+		 * Milliseconds every request to an API endpoint waits before it is handled (recorded,
+		 * processed, answered): a network round trip. Control requests under /__sim/ do not wait.
+		 * Settable at any time; reset() restores the constructor's value.
+		 */
+		this.latencyMs = 0;
 		/** Answers held back by a delayMs fault: cancelled by reset() and stop(). */
 		this.pending = new Set();
 		/**
@@ -202,6 +210,7 @@ class Simulator {
 		this.balance = balance;
 		this.requests = [];
 		this.faults = [];
+		this.latencyMs = this.options.latencyMs ?? 0;
 		this.cancelPending();
 		this.generation = (this.generation ?? 0) + 1;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
@@ -392,7 +401,7 @@ class Simulator {
 		this.certificate = credentials?.cert;
 		const listen = (port, role) =>
 			new Promise((resolve, reject) => {
-				const handler = (req, res) => this.handle(role, req, res);
+				const handler = (req, res) => this.arrive(role, req, res);
 				const server = credentials
 					? https.createServer(credentials, handler)
 					: http.createServer(handler);
@@ -450,6 +459,20 @@ class Simulator {
 		this.servers = [];
 	}
 
+	/** A request arrives: it is handled after `latencyMs` (reset() and stop() drop it meanwhile). */
+	arrive(role, req, res) {
+		req.arrivedAt = Date.now();
+		if (!(this.latencyMs > 0) || req.url.startsWith('/__sim/')) return this.handle(role, req, res);
+		const entry = {
+			res,
+			timer: setTimeout(() => {
+				this.pending.delete(entry);
+				this.handle(role, req, res);
+			}, this.latencyMs),
+		};
+		this.pending.add(entry);
+	}
+
 	handle(role, req, res) {
 		const chunks = [];
 		req.on('data', (chunk) => chunks.push(chunk));
@@ -480,6 +503,8 @@ class Simulator {
 				),
 				rawQuery: url.search,
 				at: Date.now(),
+				// Before the latency; `at` is when the request was handled and answered.
+				arrivedAt: req.arrivedAt ?? Date.now(),
 				headers: req.headers,
 				body,
 				status: undefined,
@@ -1012,6 +1037,10 @@ class Simulator {
 		if (method === 'POST' && path === '/faults') {
 			this.inject(body);
 			return send(200, { ok: true });
+		}
+		if (method === 'POST' && path === '/latency') {
+			this.latencyMs = Number(body.latencyMs) || 0;
+			return send(200, { latencyMs: this.latencyMs });
 		}
 		if (method === 'POST' && path === '/balance') {
 			this.balance = body.balance;

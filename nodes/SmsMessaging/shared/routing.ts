@@ -20,8 +20,10 @@ import { checkedPage, collectPages } from './list';
 import {
 	answerRetryDelay,
 	CREDENTIAL_TYPE,
+	DEFAULT_PARALLEL_REQUESTS,
 	DEFAULT_RETRY,
 	networkFailure,
+	RetryGate,
 	unansweredText,
 	type Unanswered,
 } from './transport';
@@ -73,14 +75,17 @@ export function apiAnswer(operation: ApiOperation): PostReceiveAction {
 /**
  * Makes the routed request, retrying only what proves that nothing was processed: 429 and 503
  * (honouring Retry-After), and a connection that was refused or never resolved. Any other failure
- * without an answer is never retried and becomes the error `unanswered` words.
+ * without an answer is never retried and becomes the error `unanswered` words. Requests sharing a
+ * `gate` wait together after a 429 or 503 on any of them.
  */
 async function routedRequest(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
 	unanswered: (failure: Unanswered) => Error,
+	gate = new RetryGate(),
 ): Promise<JsonObject> {
 	for (let attempt = 1; ; attempt++) {
+		await gate.pass();
 		try {
 			const [answer] = await this.makeRoutingRequest(requestData);
 			return answer.json as JsonObject;
@@ -90,7 +95,7 @@ async function routedRequest(
 			if (answer) {
 				const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer.statusCode, answer.retryAfter);
 				if (wait === undefined) throw error;
-				await sleep(wait);
+				gate.holdFor(wait);
 				continue;
 			}
 			if (!(error instanceof NodeApiError)) throw error;
@@ -165,8 +170,9 @@ export function senderIdRequest(operation: 'create' | 'update') {
 }
 
 /**
- * Get Many of both lists: the item's records, page after page, up to the Limit (`maxResults`,
- * set by the Limit field) or all of them with Return All.
+ * Get Many of both lists: the item's records up to the Limit (`maxResults`, set by the Limit
+ * field) or all of them with Return All; after the first page, several pages at once when the API
+ * says how many there are, all of them held back together by a 429 or 503 on any.
  */
 export async function getManyPages(
 	this: IExecutePaginationFunctions,
@@ -177,21 +183,28 @@ export async function getManyPages(
 		const itemIndex = this.getItemIndex();
 		const { maxResults } = requestData;
 		const limit = isSet(maxResults) ? Number(maxResults) : Infinity;
-		const records = await collectPages(async (page, pageSize) => {
+		const gate = new RetryGate();
+		const readPage = async (page: number, pageSize: number) => {
 			const options = {
 				...requestData.options,
 				qs: { ...requestData.options.qs, page, records: pageSize },
 			};
-			const data = await routedRequest.call(this, { ...requestData, options }, (failure) => {
-				return new NodeOperationError(
-					node,
-					`Page ${page} of the list could not be read: ${failure.reason}`,
-					{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
-				);
-			});
+			const data = await routedRequest.call(
+				this,
+				{ ...requestData, options },
+				(failure) => {
+					return new NodeOperationError(
+						node,
+						`Page ${page} of the list could not be read: ${failure.reason}`,
+						{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
+					);
+				},
+				gate,
+			);
 			const statusCode = answers.get(data)?.statusCode ?? 200;
 			return checkedPage(node, statusCode, data, page, { operation: 'list', itemIndex });
-		}, limit);
+		};
+		const records = await collectPages(readPage, limit, { parallel: DEFAULT_PARALLEL_REQUESTS });
 		return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 	});
 }

@@ -48,10 +48,15 @@ export type Unanswered = {
 	attempts: number;
 };
 
-export type Delivery = { outcome: 'answered'; response: FullResponse } | Unanswered;
+export type Delivery =
+	| { outcome: 'answered'; response: FullResponse }
+	| Unanswered
+	/** The run stopped before this request made its first attempt: nothing was sent. */
+	| { outcome: 'notStarted' };
 
 /** What happened to a request that got no answer, in the words its error message uses. */
-export function unansweredText(delivery: Unanswered): string {
+export function unansweredText(delivery: Exclude<Delivery, { outcome: 'answered' }>): string {
+	if (delivery.outcome === 'notStarted') return 'the run stopped before this request was made';
 	if (delivery.outcome === 'notSent') {
 		const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
 		return `the API could not be reached after ${attempts}: ${delivery.reason}`;
@@ -144,6 +149,42 @@ export function networkFailure(
 	return { outcome: notSent ? 'notSent' : 'unknown', reason, code, attempts: attempt };
 }
 
+/** How many requests Send and Return All keep in flight at once unless told otherwise. */
+export const DEFAULT_PARALLEL_REQUESTS = 4;
+
+/**
+ * Shared by the requests of one run: a 429 or 503 on any of them holds back every request of the
+ * run (its retry included) until the wait it asked for is over, so that requests in parallel never
+ * turn one refusal into a storm of retries.
+ */
+export class RetryGate {
+	private openAt = 0;
+
+	/** Holds every request back for `ms` from now (a longer hold already set stays). */
+	holdFor(ms: number): void {
+		this.openAt = Math.max(this.openAt, Date.now() + ms);
+	}
+
+	/** Resolves once no hold is left. */
+	async pass(): Promise<void> {
+		for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) {
+			await sleep(left);
+		}
+	}
+}
+
+/** How the requests of one run are held back together. */
+export interface RequestControl {
+	/** The run's gate; a request without one waits alone. */
+	gate?: RetryGate;
+	/**
+	 * Checked after the gate, before every attempt: once true, no new request is made. A request
+	 * that made no attempt yet ends `notStarted`; one already refused with a 429 or 503 ends with
+	 * that answer.
+	 */
+	stopped?: () => boolean;
+}
+
 /**
  * Sends one request, retrying only answers that prove it was not processed: 429 and 503, and a
  * connection that was refused or never resolved. A timeout, a reset connection or any other
@@ -154,8 +195,13 @@ export async function requestWithRetry(
 	this: IExecuteFunctions | IPollFunctions,
 	options: IHttpRequestOptions,
 	policy: RetryPolicy,
+	{ gate = new RetryGate(), stopped = () => false }: RequestControl = {},
 ): Promise<Delivery> {
+	// What this request ends with if the run stops before its next attempt.
+	let ifStopped: Delivery = { outcome: 'notStarted' };
 	for (let attempt = 1; ; attempt++) {
+		await gate.pass();
+		if (stopped()) return ifStopped;
 		let response: FullResponse;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
@@ -165,8 +211,16 @@ export async function requestWithRetry(
 			})) as FullResponse;
 		} catch (caught) {
 			const { apiToken } = await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE);
-			const failure = networkFailure(caught as NodeApiError, policy, attempt, apiToken);
+			const error = caught as NodeApiError;
+			const failure = networkFailure(error, policy, attempt, apiToken);
 			if ('retryInMs' in failure) {
+				// As if this were the last attempt: what to report should the run stop meanwhile.
+				ifStopped = networkFailure(
+					error,
+					{ ...policy, maxAttempts: attempt },
+					attempt,
+					apiToken,
+				) as Unanswered;
 				await sleep(failure.retryInMs);
 				continue;
 			}
@@ -179,7 +233,8 @@ export async function requestWithRetry(
 			response.headers['retry-after'],
 		);
 		if (wait === undefined) return { outcome: 'answered', response };
-		await sleep(wait);
+		ifStopped = { outcome: 'answered', response };
+		gate.holdFor(wait);
 	}
 }
 

@@ -16,10 +16,13 @@ import { itemParameterReader } from '../../shared/itemParameters';
 import { estimateParts } from '../../shared/smsParts';
 import {
 	CREDENTIAL_TYPE,
+	DEFAULT_PARALLEL_REQUESTS,
 	DEFAULT_RETRY,
 	requestSettings,
 	requestWithRetry,
+	RetryGate,
 	unansweredText,
+	type RequestControl,
 	type RequestSettings,
 	type RetryPolicy,
 } from '../../shared/transport';
@@ -153,6 +156,15 @@ export const smsSendDescription: INodeProperties[] = [
 					'Refuse the whole run, before sending anything, when it would send more messages than this. 0 means no cap. Recommended when an AI agent uses this node.',
 			},
 			{
+				displayName: 'Requests in Parallel',
+				name: 'parallelRequests',
+				type: 'number',
+				default: DEFAULT_PARALLEL_REQUESTS,
+				typeOptions: { minValue: 1, maxValue: 16 },
+				description:
+					'How many send requests may be in flight at once, after the first request of the run has gone out alone. 1 sends one request after another. A 429 or 503 on any request holds back all of them.',
+			},
+			{
 				displayName: 'Timeout',
 				name: 'timeout',
 				type: 'number',
@@ -178,6 +190,7 @@ interface SendOptions {
 	maxAttempts: number;
 	maxMessages: number;
 	onRequestFailure: 'stop' | 'continue';
+	parallelRequests: number;
 	timeout?: number;
 }
 
@@ -190,12 +203,16 @@ interface Failure {
 }
 
 /** What happened to the items of one request. */
-type Outcome = { status: 'sent'; items: INodeExecutionData[] } | Failure;
+type Outcome =
+	| { status: 'sent'; items: INodeExecutionData[] }
+	| Failure
+	/** The run stopped before this request went out. */
+	| { status: 'notAttempted' };
 
 interface BatchReport {
 	request: number;
 	batch: Envelope[];
-	outcome: Outcome;
+	outcome: Exclude<Outcome, { status: 'notAttempted' }>;
 }
 
 type ParameterReaders = Record<
@@ -278,6 +295,7 @@ async function sendBatch(
 	credentials: { sendBaseUrl: string; apiToken: string },
 	options: SendOptions,
 	settings: RequestSettings,
+	control: RequestControl,
 ): Promise<Outcome> {
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
@@ -295,7 +313,9 @@ async function sendBatch(
 			timeout: options.timeout ?? settings.request.timeout ?? 60_000,
 		},
 		policy,
+		control,
 	);
+	if (delivery.outcome === 'notStarted') return { status: 'notAttempted' };
 	if (delivery.outcome !== 'answered') {
 		const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
 		if (delivery.outcome === 'notSent') {
@@ -441,6 +461,9 @@ function readOptions(this: IExecuteFunctions): SendOptions {
 		onRequestFailure: option('onRequestFailure', 'stop', (v) =>
 			oneOf(ref('onRequestFailure', 'After a Failed Request'), v, ['stop', 'continue']),
 		) as SendOptions['onRequestFailure'],
+		parallelRequests: option('parallelRequests', DEFAULT_PARALLEL_REQUESTS, (v) =>
+			integerInRange(ref('parallelRequests', 'Requests in Parallel'), v, 1, 16),
+		),
 		timeout: option<number | undefined>('timeout', undefined, (v) =>
 			integerInRange(ref('timeout', 'Timeout'), v, 1),
 		),
@@ -522,6 +545,53 @@ function outcomeItem(
 }
 
 /**
+ * Sends the batches, `options.parallelRequests` at a time after the first, which goes alone (a
+ * wrong token, Sender ID or balance then fails one request, not several). Requests start in batch
+ * order and at least `batchInterval` apart. With After a Failed Request = Stop, no request starts
+ * once one has failed for good: those in flight finish and are reported, the others are not
+ * attempted. A 429 or 503 on any request holds back all of them (one gate for the run).
+ */
+async function sendAll(
+	batches: Envelope[][],
+	sendOne: (batch: Envelope[], control: RequestControl) => Promise<Outcome>,
+	options: SendOptions,
+	batchInterval: number,
+): Promise<{ reports: BatchReport[]; notAttempted: Envelope[] }> {
+	const reports: BatchReport[] = [];
+	const notAttempted: Envelope[] = [];
+	let stopped = false;
+	const control: RequestControl = { gate: new RetryGate(), stopped: () => stopped };
+	let nextStart = 0;
+	const send = async (index: number) => {
+		if (batchInterval > 0) {
+			// Batch Interval spaces the starts of requests, whatever runs in parallel.
+			const now = Date.now();
+			const at = Math.max(now, nextStart);
+			nextStart = at + batchInterval;
+			if (at > now) await sleep(at - now);
+		}
+		const batch = batches[index];
+		const outcome = await sendOne(batch, control);
+		if (outcome.status === 'notAttempted') {
+			notAttempted.push(...batch);
+			return;
+		}
+		reports[index] = { request: index + 1, batch, outcome };
+		if (outcome.status !== 'sent' && options.onRequestFailure === 'stop') stopped = true;
+	};
+	let next = 0;
+	const worker = async () => {
+		while (!stopped && next < batches.length) await send(next++);
+	};
+	if (batches.length > 0) await send(next++);
+	const workers = Math.min(options.parallelRequests, batches.length - next);
+	await Promise.all(Array.from({ length: workers }, worker));
+	notAttempted.push(...batches.slice(next).flat());
+	// Reports in request order; the indexes of requests that never went out are holes.
+	return { reports: reports.filter(Boolean), notAttempted };
+}
+
+/**
  * SMS → Send: every item of the run goes out as an envelope, in as few requests as the batch
  * size allows, after all of them are checked; every item is accounted for whatever the API or the
  * network does.
@@ -551,20 +621,14 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		return [results];
 	}
 
-	// Request Options → Batching: no request carries more than Items per Batch envelopes, and
-	// Batch Interval is the pause between two requests.
+	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(envelopes, Math.min(options.batchSize, settings.itemsPerBatch));
-	const reports: BatchReport[] = [];
-	let notAttempted: Envelope[] = [];
-	for (const [index, batch] of batches.entries()) {
-		if (index > 0 && settings.batchInterval > 0) await sleep(settings.batchInterval);
-		const outcome = await sendBatch.call(this, batch, credentials, options, settings);
-		reports.push({ request: index + 1, batch, outcome });
-		if (outcome.status !== 'sent' && options.onRequestFailure === 'stop') {
-			notAttempted = batches.slice(index + 1).flat();
-			break;
-		}
-	}
+	const { reports, notAttempted } = await sendAll(
+		batches,
+		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
+		options,
+		settings.batchInterval,
+	);
 
 	const failed = reports.some(({ outcome }) => outcome.status !== 'sent');
 	if (failed && !continueOnFail) throw runError(node, reports, notAttempted, batches.length);

@@ -1,0 +1,144 @@
+// Get Many with Return All against an API 40 ms away: after the first page, several pages at once,
+// and exactly the records a one-page-at-a-time reader gets, in the same order.
+import { runWorkflow } from './helpers/n8n';
+import { TOKEN, useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 1050, contacts: 430 });
+
+interface SimRequest {
+	arrivedAt: number;
+	at: number;
+	status: number | 'reset' | undefined;
+	query: Record<string, string | string[]>;
+}
+
+const listRequests = (): SimRequest[] => ctx.sim.requests.filter((r) => r.host === 'api');
+const pagesAsked = () => listRequests().map((r) => Number(r.query.page));
+
+function mostAtOnce(requests: SimRequest[]) {
+	return Math.max(
+		...requests.map(
+			(r) => requests.filter((o) => o.arrivedAt <= r.arrivedAt && o.at > r.arrivedAt).length,
+		),
+	);
+}
+
+/** The records of a list read one page after another with plain HTTP, until the API says last. */
+async function sequentialRead(path: string) {
+	const records: unknown[] = [];
+	for (let page = 1; ; page++) {
+		const response = await fetch(`${ctx.credentials.baseUrl}${path}?page=${page}&records=100`, {
+			headers: { 'X-Service': `Bearer ${TOKEN}` },
+		});
+		const { data } = (await response.json()) as {
+			data: { content: unknown[]; last?: boolean; pagination?: { last: boolean } };
+		};
+		records.push(...data.content);
+		if ((data.pagination ?? data).last) return records;
+	}
+}
+
+beforeEach(() => {
+	ctx.sim.latencyMs = 40;
+});
+
+describe('Return All in parallel, 40 ms from the API', () => {
+	test.each([
+		['SMS', 'sms', '/sms', 11],
+		['Contact', 'contact', '/contacts', 5],
+	])(
+		'%s: the first page alone, then up to 4 at once; exactly the records of a sequential read, in order',
+		async (_name, resource, path, pages) => {
+			const result = await runWorkflow({
+				parameters: { resource, operation: 'getAll', returnAll: true },
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			const requests = listRequests();
+			expect(pagesAsked().sort((a, b) => a - b)).toEqual(
+				Array.from({ length: pages }, (_, i) => i + 1),
+			);
+			expect(requests[0].query.page).toBe('1');
+			expect(Math.min(...requests.slice(1).map((r) => r.arrivedAt))).toBeGreaterThanOrEqual(
+				requests[0].at,
+			);
+			const atOnce = mostAtOnce(requests);
+			expect(atOnce).toBeGreaterThanOrEqual(2);
+			expect(atOnce).toBeLessThanOrEqual(4);
+
+			ctx.sim.latencyMs = 0;
+			const sequential = await sequentialRead(path);
+			expect(result.items.map((item) => item.json)).toEqual(sequential);
+			expect(new Set(sequential.map((record) => (record as { id: number }).id)).size).toBe(
+				sequential.length,
+			);
+		},
+	);
+
+	test('a Limit asks only the pages it needs', async () => {
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', limit: 350 },
+			credentials: ctx.credentials,
+		});
+		expect(pagesAsked().sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+		ctx.sim.latencyMs = 0;
+		const sequential = await sequentialRead('/sms');
+		expect(result.items.map((item) => item.json)).toEqual(sequential.slice(0, 350));
+	});
+
+	test('without totals on the first page, pages go one after another', async () => {
+		// No totalElements, and totalPages is gone too: only `last` is left.
+		ctx.sim.inject({ path: '/sms', noTotal: true, count: Infinity });
+		const original = ctx.sim.page.bind(ctx.sim);
+		ctx.sim.page = (...args: Parameters<typeof original>) => ({
+			...original(...args),
+			totalPages: undefined as unknown as number,
+		});
+		try {
+			const result = await runWorkflow({
+				parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+				credentials: ctx.credentials,
+			});
+			expect(result.items).toHaveLength(1050);
+			expect(pagesAsked()).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+			expect(mostAtOnce(listRequests())).toBe(1);
+		} finally {
+			ctx.sim.page = original;
+		}
+	});
+
+	test('a 429 on one page holds back every page until its wait is over, the retry of another included', async () => {
+		// Pages are taken in order, so no page more than 3 past a waiting one is asked anyway; what the
+		// shared wait changes is a page in flight beside it: its 503 (a backoff under a second) is
+		// retried only once the 429's second is over.
+		ctx.sim.inject({ path: '/sms', status: 429, retryAfter: 1, skip: 1 });
+		ctx.sim.inject({ path: '/sms', status: 503, skip: 2 });
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toHaveLength(1050);
+		const requests = listRequests();
+		const [refused] = requests.filter((r) => r.status === 429);
+		const duringWait = requests.filter(
+			(r) => r.arrivedAt > refused.at + 25 && r.arrivedAt < refused.at + 950,
+		);
+		expect(duringWait).toHaveLength(0);
+		expect(requests.filter((r) => r.status === 503)).toHaveLength(1);
+		// 11 pages and the two retries.
+		expect(requests).toHaveLength(13);
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(1050);
+	});
+
+	test('a malformed page among those read at once is an error, never a shorter list', async () => {
+		ctx.sim.inject({ path: '/sms', malformed: 'no-content', skip: 2 });
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(
+			/^The API answered HTTP 200 with an unexpected body: page \d+ has no "content" list$/,
+		);
+	});
+});
