@@ -306,8 +306,51 @@ function queueEnvironment(ports, { userFolder, brokerPort }, extra = {}) {
 		// workflow again, so a Send that had started would send again); 0 fails it instead. n8n 2.x
 		// fixed this at 0 and ignores the variable.
 		QUEUE_WORKER_MAX_STALLED_COUNT: '0',
+		// The editor's manual runs go to the workers too (n8n warns that running them on main in
+		// queue mode is deprecated), so that the example workflows also run where the node must be.
+		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		...extra,
 	};
+}
+
+/**
+ * Starts `n8n worker` number `index` with its user folder `<dataDir>/worker-<index>` (where the
+ * package must already be installed for it to run this node), its own task-broker and health
+ * ports, and its output in `<dataDir>/logs/worker-<index>.log`. `ready` resolves once its health
+ * endpoint says it is connected to the database and Redis.
+ */
+function launchWorker({ dataDir, ports, index, env = {}, echo = false }) {
+	const { node, bin } = local.paths(LINE);
+	const own = ports.worker(index);
+	const userFolder = path.join(dataDir, `worker-${index}`);
+	fs.mkdirSync(userFolder, { recursive: true });
+	const worker = launch(`worker-${index}`, node, [bin, 'worker'], {
+		env: queueEnvironment(
+			ports,
+			{ userFolder, brokerPort: own.broker },
+			{
+				// A worker logs "Worker started execution N" at info level: which one ran what.
+				N8N_LOG_LEVEL: 'info',
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(own.health),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				...env,
+			},
+		),
+		logFile: path.join(dataDir, 'logs', `worker-${index}.log`),
+		echo,
+	});
+	worker.index = index;
+	worker.healthPort = own.health;
+	worker.brokerPort = own.broker;
+	worker.userFolder = userFolder;
+	worker.ready = waitFor(`${worker.name} to be ready`, [worker], async () => {
+		const response = await fetch(`http://127.0.0.1:${own.health}/healthz/readiness`);
+		return response.ok;
+	});
+	// A worker that dies before it is ready is reported by whoever awaits `ready`.
+	worker.ready.catch(() => undefined);
+	return worker;
 }
 
 /**
@@ -379,37 +422,11 @@ async function startQueueMode({
 
 		// Workers start after main has migrated the database.
 		log(`Starting ${workers} n8n worker${workers > 1 ? 's' : ''}…`);
-		const workerProcs = [];
-		for (let index = 1; index <= workers; index++) {
-			const own = ports.worker(index);
-			const worker = launch(`worker-${index}`, node, [bin, 'worker'], {
-				env: queueEnvironment(
-					ports,
-					{ userFolder: path.join(dataDir, `worker-${index}`), brokerPort: own.broker },
-					{
-						// A worker logs "Worker started execution N" at info level: which one ran what.
-						N8N_LOG_LEVEL: 'info',
-						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-						QUEUE_HEALTH_CHECK_PORT: String(own.health),
-						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-						...extraEnv,
-						...workerEnv,
-					},
-				),
-				logFile: path.join(logDir, `worker-${index}.log`),
-				echo,
-			});
-			started.push(worker);
-			workerProcs.push({ ...worker, index, healthPort: own.health, brokerPort: own.broker });
-		}
-		await Promise.all(
-			workerProcs.map((worker) =>
-				waitFor(`${worker.name} to be ready`, [worker], async () => {
-					const response = await fetch(`http://127.0.0.1:${worker.healthPort}/healthz/readiness`);
-					return response.ok;
-				}),
-			),
+		const workerProcs = Array.from({ length: workers }, (_, i) =>
+			launchWorker({ dataDir, ports, index: i + 1, env: { ...extraEnv, ...workerEnv }, echo }),
 		);
+		started.push(...workerProcs);
+		await Promise.all(workerProcs.map((worker) => worker.ready));
 		return {
 			n8nUrl,
 			ports,
@@ -433,4 +450,13 @@ async function startQueueMode({
 	}
 }
 
-module.exports = { LINE, DB, portsFrom, startQueueMode, query, redisCommand, ensureServers };
+module.exports = {
+	LINE,
+	DB,
+	portsFrom,
+	startQueueMode,
+	launchWorker,
+	query,
+	redisCommand,
+	ensureServers,
+};

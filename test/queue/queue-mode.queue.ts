@@ -2,9 +2,13 @@
 // processes that each have the package installed in their own user folder. What n8n records
 // (PostgreSQL rows, the REST API's run data, each worker's log) and what the API simulator
 // received are both checked, and compared with the same workflow run in one process.
+import { codeNode, linearWorkflow } from '../e2e/n8n-rest';
 import { runWorkflow, type RunOptions } from '../helpers/n8n';
 import { Simulator } from '../simulator/simulator';
 import {
+	DATA_DIR,
+	PORT_BASE,
+	TEST_QUEUE_ENV,
 	callWebhook,
 	executionData,
 	executionRows,
@@ -19,6 +23,9 @@ import {
 	workerLog,
 	type QueueState,
 } from './cluster';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const queue = require('../../scripts/lib/queue-mode');
 
 type Item = { json: Record<string, unknown>; pairedItem?: unknown };
 
@@ -111,6 +118,28 @@ describe(`queue mode: n8n main and two workers (n8n ${queueState().version}, Pos
 		// Four runs of Return All, each a page of 100 holding the 60 seeded records.
 		const lists = (await n8n.simRequests()).filter((r) => r.path === '/sms');
 		expect(lists).toHaveLength(4);
+	});
+
+	test("a manual run from the editor's Execute workflow runs on a worker too (OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS)", async () => {
+		await n8n.simReset();
+		const workflow = await n8n.createWorkflow(
+			linearWorkflow('queue: manual send', [
+				codeNode(`return ${JSON.stringify(recipients(700_000, 3))}.map((json) => ({ json }));`),
+				smsNode(credential, SEND),
+			]),
+		);
+		const run = await n8n.run(workflow.id);
+		expect(run.status).toBe('success');
+		const [row] = await executionRows(state, workflow.id);
+		expect(row.mode).toBe('manual');
+		expect(workerLog(state).started.get(row.id)).toEqual([expect.stringMatching(/^worker-[12]$/)]);
+		const output = run.resultData.runData['SMS Messaging'][0].data!.main[0];
+		expect(output.map((item) => item.json.recipient)).toEqual(
+			recipients(700_000, 3).map((r) => r.number),
+		);
+		const sends = (await n8n.simRequests()).filter((r) => r.host === 'send');
+		expect(sends).toHaveLength(1);
+		expect(sends[0].body.envelopes).toHaveLength(3);
 	});
 
 	test('20 Send executions of 100 items started at once run on both workers: 2,000 envelopes received once each, 20 outputs of 100 paired items, as in one process', async () => {
@@ -270,5 +299,63 @@ describe(`queue mode: n8n main and two workers (n8n ${queueState().version}, Pos
 		process.stdout.write(
 			`envelopes received: ${received.size}, of which ${received.size - sentBySuccesses} from the executions on the killed worker (of ${(rows.length - rows.filter((r) => r.status === 'success').length) * ITEMS} they held)\n`,
 		);
+	});
+});
+
+describe('a worker without the package', () => {
+	test('cannot run the node: the execution fails with "Unrecognized node type" and nothing is sent', async () => {
+		// Only the new worker may take the job: stop the others (one may be gone already).
+		const alive = (pid: number) => {
+			try {
+				process.kill(pid, 0);
+				return true;
+			} catch {
+				return false;
+			}
+		};
+		for (const worker of state.workers.filter((w) => alive(w.pid))) {
+			process.kill(-worker.pid, 'SIGTERM');
+			const deadline = Date.now() + 60_000;
+			while (alive(worker.pid) && Date.now() < deadline)
+				await new Promise((resolve) => setTimeout(resolve, 200));
+			expect(alive(worker.pid)).toBe(false);
+		}
+		// A third worker with a fresh user folder: the same n8n and settings, no community package.
+		const bare = queue.launchWorker({
+			dataDir: DATA_DIR,
+			ports: queue.portsFrom(PORT_BASE),
+			index: 3,
+			env: TEST_QUEUE_ENV,
+		});
+		try {
+			await bare.ready;
+			await n8n.simReset();
+			const workflow = await publishWebhookWorkflow(
+				n8n,
+				state,
+				'queue: send on a worker without the package',
+				'queue-bare-worker',
+				[SPLIT_RECIPIENTS, smsNode(credential, SEND)],
+			);
+			await callWebhook(workflow.url, { recipients: recipients(500_000, 10) });
+			const [row] = await settledExecutions(state, workflow.id, 1, 120_000);
+			const run = await executionData(n8n, state, row.id);
+			process.stdout.write(
+				`worker-3 (no package): execution ${row.id} ${row.status}: ${run.resultData.error?.message}\n`,
+			);
+			expect(row.status).toBe('error');
+			expect(run.resultData.error?.message).toMatch(
+				/Unrecognized node type: n8n-nodes-sms-messaging\.smsMessaging/,
+			);
+			expect(
+				workerLog({
+					...state,
+					workers: [{ name: 'worker-3', pid: bare.pid, logFile: bare.logFile }],
+				}).started.get(row.id),
+			).toEqual(['worker-3']);
+			expect((await n8n.simRequests()).filter((r) => r.host === 'send')).toEqual([]);
+		} finally {
+			await bare.stop('SIGTERM');
+		}
 	});
 });
