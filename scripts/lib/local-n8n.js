@@ -287,5 +287,5 @@ module.exports = {
 	installPackage,
 	environment,
 	importExamples,
-	start,
+	ensureOwner,
 };

@@ -290,9 +290,9 @@ async function startRedis(dataDir, port, logDir) {
  * What every n8n process of the setup shares on top of `npm start`'s environment: the database,
  * the queue, and no re-run of a job whose worker died (see README, "Running at scale").
  */
-function queueEnvironment(ports, { userFolder, brokerPort }, extra = {}) {
+function queueEnvironment(line, ports, { userFolder, brokerPort }, extra = {}) {
 	return {
-		...local.environment(LINE, { userFolder, port: ports.n8n, brokerPort }),
+		...local.environment(line, { userFolder, port: ports.n8n, brokerPort }),
 		DB_TYPE: 'postgresdb',
 		DB_POSTGRESDB_HOST: '127.0.0.1',
 		DB_POSTGRESDB_PORT: String(ports.postgres),
@@ -319,13 +319,14 @@ function queueEnvironment(ports, { userFolder, brokerPort }, extra = {}) {
  * ports, and its output in `<dataDir>/logs/worker-<index>.log`. `ready` resolves once its health
  * endpoint says it is connected to the database and Redis.
  */
-function launchWorker({ dataDir, ports, index, env = {}, echo = false }) {
-	const { node, bin } = local.paths(LINE);
+function launchWorker({ line = LINE, dataDir, ports, index, env = {}, echo = false }) {
+	const { node, bin } = local.paths(line);
 	const own = ports.worker(index);
 	const userFolder = path.join(dataDir, `worker-${index}`);
 	fs.mkdirSync(userFolder, { recursive: true });
 	const worker = launch(`worker-${index}`, node, [bin, 'worker'], {
 		env: queueEnvironment(
+			line,
 			ports,
 			{ userFolder, brokerPort: own.broker },
 			{
@@ -354,12 +355,13 @@ function launchWorker({ dataDir, ports, index, env = {}, echo = false }) {
 }
 
 /**
- * Brings up PostgreSQL, Redis, n8n main and `workers` n8n workers, with this package installed
+ * Brings up PostgreSQL, Redis, n8n main (the pinned n8n of `line`, 2.x unless told otherwise) and `workers` n8n workers, with this package installed
  * into each n8n's user folder under `dataDir`, and (with `examples`, the credential's data) the
  * example workflows and their credential. `env` adds to every n8n process's environment,
  * `workerEnv` to the workers'. Resolves with what was started and a `stop()`.
  */
 async function startQueueMode({
+	line = LINE,
 	dataDir,
 	ports,
 	workers = 2,
@@ -393,19 +395,20 @@ async function startQueueMode({
 		]);
 		started.push(postgres, redis);
 
-		local.ensureInstalled(LINE);
+		local.ensureInstalled(line);
 		log('Building and packing n8n-nodes-sms-messaging, installing it for main and every worker…');
 		const tarball = local.packPackage();
 		const folders = ['main', ...Array.from({ length: workers }, (_, i) => `worker-${i + 1}`)];
 		for (const name of folders) local.installPackage(path.join(dataDir, name), tarball);
 
-		const { node, bin } = local.paths(LINE);
+		const { node, bin } = local.paths(line);
 		const mainEnv = queueEnvironment(
+			line,
 			ports,
 			{ userFolder: path.join(dataDir, 'main'), brokerPort: ports.mainBroker },
 			extraEnv,
 		);
-		if (examples) local.importExamples(LINE, mainEnv, path.join(dataDir, 'main'), examples);
+		if (examples) local.importExamples(line, mainEnv, path.join(dataDir, 'main'), examples);
 
 		log('Starting n8n main…');
 		const main = launch('main', node, [bin, 'start'], {
@@ -417,13 +420,26 @@ async function startQueueMode({
 		const n8nUrl = `http://127.0.0.1:${ports.n8n}`;
 		await waitFor('n8n main to be ready', [main], async () => {
 			const response = await fetch(`${n8nUrl}/healthz/readiness`);
-			return response.ok && (await local.login(n8nUrl)).ok;
+			return response.ok;
+		});
+		// n8n 2.x sets the owner up from the environment; n8n 1.x through its setup endpoint, which
+		// may answer 404 for a moment after the health check says ready.
+		await waitFor('the n8n owner', [main], async () => {
+			await local.ensureOwner(ports.n8n);
+			return true;
 		});
 
 		// Workers start after main has migrated the database.
 		log(`Starting ${workers} n8n worker${workers > 1 ? 's' : ''}…`);
 		const workerProcs = Array.from({ length: workers }, (_, i) =>
-			launchWorker({ dataDir, ports, index: i + 1, env: { ...extraEnv, ...workerEnv }, echo }),
+			launchWorker({
+				line,
+				dataDir,
+				ports,
+				index: i + 1,
+				env: { ...extraEnv, ...workerEnv },
+				echo,
+			}),
 		);
 		started.push(...workerProcs);
 		await Promise.all(workerProcs.map((worker) => worker.ready));
@@ -436,7 +452,7 @@ async function startQueueMode({
 			workers: workerProcs,
 			postgres,
 			redis,
-			version: local.version(LINE),
+			version: local.version(line),
 			query: (sql, params) => query(ports.postgres, sql, params),
 			async stop() {
 				await stopAll();
