@@ -62,9 +62,8 @@ ${workerLines}
   The credential "${local.EXAMPLE_CREDENTIAL.name}" points at the API simulator:
     Base URL ${baseUrl}, Send Base URL ${sendBaseUrl}, token ${simulator.token}
 
-  Production executions (a published workflow's Webhook or Schedule trigger) run on the workers:
-  their "[worker-N] Worker started execution …" lines show which one. A manual run from the editor
-  stays on main.
+  Executions run on the workers, the editor's manual runs too (OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS):
+  their "[worker-N] Worker started execution …" lines show which worker ran what.
 
 Ctrl-C stops n8n, the workers, Redis, PostgreSQL and the simulator.`);
 	cluster.main.exited.then(({ code }) => {

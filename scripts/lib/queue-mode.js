@@ -108,6 +108,7 @@ function launch(name, command, args, { env, logFile, echo = false }) {
 			for (const line of lines) if (line.trim()) process.stdout.write(`[${name}] ${line}\n`);
 		});
 	}
+	child.once('close', () => file.end());
 	const exited = new Promise((resolve) =>
 		child.once('exit', (code, signal) => resolve({ code, signal })),
 	);
@@ -137,7 +138,6 @@ function launch(name, command, args, { env, logFile, echo = false }) {
 			const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
 			await exited;
 			clearTimeout(timer);
-			file.end();
 		},
 	};
 }

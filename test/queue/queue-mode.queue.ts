@@ -2,6 +2,9 @@
 // processes that each have the package installed in their own user folder. What n8n records
 // (PostgreSQL rows, the REST API's run data, each worker's log) and what the API simulator
 // received are both checked, and compared with the same workflow run in one process.
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { codeNode, linearWorkflow } from '../e2e/n8n-rest';
 import { runWorkflow, type RunOptions } from '../helpers/n8n';
 import { Simulator } from '../simulator/simulator';
@@ -80,11 +83,9 @@ describe(`queue mode: n8n main and two workers (n8n ${queueState().version}, Pos
 		const { workers } = state;
 		expect(workers.map((w) => w.name)).toEqual(['worker-1', 'worker-2']);
 		// Each worker is a separate process with its own copy of the package (see global-setup).
-		const fs = await import('node:fs');
-		const path = await import('node:path');
 		for (const worker of workers) {
 			const installed = path.join(
-				path.dirname(path.dirname(worker.logFile)),
+				DATA_DIR,
 				worker.name,
 				'.n8n/nodes/node_modules/n8n-nodes-sms-messaging/package.json',
 			);
