@@ -101,6 +101,20 @@ export function workerLog(state: QueueState) {
 	return { started, finished };
 }
 
+/**
+ * The worker logs once every execution in `ids` has its "finished" line: a worker logs it after
+ * saving the execution, and its output reaches the log file through a pipe, so a settled row can
+ * come first.
+ */
+export async function workerLogWhenFinished(state: QueueState, ids: string[], timeoutMs = 30_000) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const log = workerLog(state);
+		if (ids.every((id) => log.finished.has(id)) || Date.now() > deadline) return log;
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
 /** A production execution's run data, from n8n's REST API. */
 export async function executionData(n8n: N8n, state: QueueState, id: string) {
 	const execution = await n8n.rest<{ status: string; mode: string; data: string }>(

@@ -24,6 +24,7 @@ import {
 	smsNode,
 	SPLIT_RECIPIENTS,
 	workerLog,
+	workerLogWhenFinished,
 	type QueueState,
 } from './cluster';
 
@@ -157,7 +158,10 @@ describe(`queue mode: n8n main and two workers (n8n ${queueState().version}, Pos
 		expect(rows.every((row) => row.mode === 'webhook' && row.status === 'success')).toBe(true);
 
 		// Which worker ran each execution: exactly one worker each, both workers some, main none.
-		const { started, finished } = workerLog(state);
+		const { started, finished } = await workerLogWhenFinished(
+			state,
+			rows.map((row) => row.id),
+		);
 		const ranBy = rows.map((row) => started.get(row.id));
 		for (const [i, row] of rows.entries()) {
 			expect(ranBy[i]).toEqual([expect.stringMatching(/^worker-[12]$/)]);
