@@ -213,6 +213,27 @@ const median = (values: number[]) => {
 	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
+/** What the rows say beyond the median: spread, CPU per configuration, how busy the machine was. */
+function notes(results: Result[]) {
+	const range = (values: number[], digits = 1) =>
+		`${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+	const of = (workers: number) => results.filter((r) => r.workers === workers);
+	const totalCpu = (r: Result) => Object.values(r.cpu).reduce((sum, v) => sum + v, 0);
+	const loads = results.flatMap((r) => r.load);
+	const cores = os.cpus().length;
+	const busy =
+		Math.max(...loads) > cores
+			? ` The machine was shared with other work while this ran (1-minute load average ${range(loads)} on ${cores} cores), which is most of the spread between rounds.`
+			: '';
+	return `Notes: wall time ranged ${range(
+		of(1).map((r) => r.wallMs / 1000),
+		2,
+	)} s with one worker and ${range(
+		of(2).map((r) => r.wallMs / 1000),
+		2,
+	)} s with two.${busy} The workers used ${range(of(1).map((r) => r.cpu.workers))} CPU seconds with one worker and ${range(of(2).map((r) => r.cpu.workers))} with two for the same ${(EXECUTIONS * ITEMS).toLocaleString('en')} items (each worker process has its own overhead: loading the workflow, its task runner, serialising run data), and the whole setup ${range(of(1).map(totalCpu))} against ${range(of(2).map(totalCpu))}. With ${cores} cores shared by main, PostgreSQL, Redis, the simulator and the workers, a second worker on the same machine adds parallelism but no CPU; workers on their own machines add their own.`;
+}
+
 function section(results: Result[], version: string) {
 	const total = EXECUTIONS * ITEMS;
 	const cpu = (r: Result) =>
@@ -252,6 +273,8 @@ ${total.toLocaleString('en')} envelopes (${(total / 100).toLocaleString('en')} r
 ${rows.join('\n')}
 
 Median over the rounds: ${verdict}.
+
+${notes(results)}
 `;
 }
 
