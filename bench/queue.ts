@@ -223,7 +223,7 @@ function notes(results: Result[]) {
 	const cores = os.cpus().length;
 	const busy =
 		Math.max(...loads) > cores
-			? ` The machine was shared with other work while this ran (1-minute load average ${range(loads)} on ${cores} cores), which is most of the spread between rounds.`
+			? ` The machine was shared with other work while this ran (1-minute load average ${range(loads)} on ${cores} cores): the rows measure that too, and the rounds disagree.`
 			: '';
 	return `Notes: wall time ranged ${range(
 		of(1).map((r) => r.wallMs / 1000),
@@ -231,7 +231,7 @@ function notes(results: Result[]) {
 	)} s with one worker and ${range(
 		of(2).map((r) => r.wallMs / 1000),
 		2,
-	)} s with two.${busy} The workers used ${range(of(1).map((r) => r.cpu.workers))} CPU seconds with one worker and ${range(of(2).map((r) => r.cpu.workers))} with two for the same ${(EXECUTIONS * ITEMS).toLocaleString('en')} items (each worker process has its own overhead: loading the workflow, its task runner, serialising run data), and the whole setup ${range(of(1).map(totalCpu))} against ${range(of(2).map(totalCpu))}. With ${cores} cores shared by main, PostgreSQL, Redis, the simulator and the workers, a second worker on the same machine adds parallelism but no CPU; workers on their own machines add their own.`;
+	)} s with two.${busy} The workers used ${range(of(1).map((r) => r.cpu.workers))} CPU seconds with one worker and ${range(of(2).map((r) => r.cpu.workers))} with two for the same ${(EXECUTIONS * ITEMS).toLocaleString('en')} items (measured, not profiled), and the whole setup ${range(of(1).map(totalCpu))} against ${range(of(2).map(totalCpu))}. With ${cores} cores shared by main, PostgreSQL, Redis, the simulator and the workers, a second worker on the same machine adds parallelism but no CPU; workers on their own machines add their own.`;
 }
 
 function section(results: Result[], version: string) {
