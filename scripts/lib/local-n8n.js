@@ -84,8 +84,8 @@ function install(line, target) {
 	fs.renameSync(work, target.dir);
 }
 
-/** Builds this package, packs it, and installs the tarball into <userFolder>/.n8n/nodes. */
-function installPackage(userFolder) {
+/** Builds this package and packs it; returns the tarball's path. */
+function packPackage() {
 	run('npm', ['run', 'build', '--silent'], { cwd: root });
 	const packDir = path.join(root, '.n8n-local', 'pack');
 	fs.mkdirSync(packDir, { recursive: true });
@@ -95,6 +95,14 @@ function installPackage(userFolder) {
 			encoding: 'utf8',
 		}),
 	);
+	return path.join(packDir, filename);
+}
+
+/**
+ * Installs the packed package (built and packed now unless `tarball` is given) into
+ * <userFolder>/.n8n/nodes, where n8n loads community packages from.
+ */
+function installPackage(userFolder, tarball = packPackage()) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
@@ -113,7 +121,7 @@ function installPackage(userFolder) {
 			'--ignore-scripts',
 			// As n8n's own installer does: the peer dependency, n8n-workflow, is n8n's own.
 			'--omit=peer',
-			path.join(packDir, filename),
+			tarball,
 		],
 		{
 			cwd: nodesDir,
@@ -293,4 +301,11 @@ module.exports = {
 	activateWorkflow,
 	version,
 	log,
+	// For queue mode (scripts/lib/queue-mode.js): the same install, package and environment.
+	ensureInstalled,
+	packPackage,
+	installPackage,
+	environment,
+	importExamples,
+	ensureOwner,
 };

@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+	for (const stop of globalThis.__QUEUE_RUNNING__ ?? []) await stop();
+}
