@@ -213,14 +213,17 @@ describe('over HTTP', () => {
 		},
 	);
 
-	test('Send: a Proxy that is not a URL is refused before anything is sent', async () => {
-		const result = await runWorkflow({
-			parameters: withSettings(OPERATIONS[4], { proxy: 'not a proxy' }),
-			credentials: ctx.credentials,
-		});
-		expect(result.error?.message).toBe('Proxy is not a URL: "not a proxy"');
-		expect(ctx.sim.requests).toEqual([]);
-	});
+	test.each(['not a proxy', 'myproxy:3128'])(
+		'Send: a Proxy of %j is refused before anything is sent',
+		async (proxyValue) => {
+			const result = await runWorkflow({
+				parameters: withSettings(OPERATIONS[4], { proxy: proxyValue }),
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toBe(`Proxy is not a URL: ${JSON.stringify(proxyValue)}`);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
 });
 
 describe('over HTTPS with a self-signed certificate', () => {

@@ -142,6 +142,25 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 		return newest ? [[{ json: newest }]] : null;
 	}
 
+	// n8n starts the next poll on time even while one is still running (a long window, a 429):
+	// two polls at once would both emit what is new, so the later one is skipped.
+	if (pollsInFlight.has(this)) return null;
+	pollsInFlight.add(this);
+	try {
+		return await pollOnce.call(this, watch, list);
+	} finally {
+		pollsInFlight.delete(this);
+	}
+}
+
+/** Poll contexts whose poll has not finished yet. */
+const pollsInFlight = new WeakSet<IPollFunctions>();
+
+async function pollOnce(
+	this: IPollFunctions,
+	watch: ReturnType<typeof readWatch>,
+	list: (status: string, limit: number) => Promise<IDataObject[]>,
+): Promise<INodeExecutionData[][] | null> {
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
 	// n8n polls once when the workflow is activated: that poll records what exists and emits
 	// nothing, also after a deactivation, so that turning the workflow on never replays history.
@@ -156,7 +175,12 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 		const records = await list(status, Infinity);
 		current.set(status, new Map(records.map((record) => [record.id as number, record])));
 	}
-	const inWindow = new Set([...current.values()].flatMap((records) => [...records.keys()]));
+	const inWindow = [...current.values()].flatMap((records) => [...records.keys()]);
+	// Ids grow with time and each list is read newest first, so the window spans the ids from the
+	// lowest read up. A message that left a list while it was read shifts the later records by one,
+	// and one of them can be missed by this reading although still in its status: only what falls
+	// below the window is forgotten, so a missed message is not taken for new by the next poll.
+	const lowest = inWindow.reduce((low, id) => Math.min(low, id), Infinity);
 
 	const seen: Record<string, number[]> = {};
 	const emitted: IDataObject[] = [];
@@ -166,8 +190,8 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 			const knownIds = new Set(known);
 			for (const [id, record] of records) if (!knownIds.has(id)) emitted.push(record);
 		}
-		// A message is forgotten once it is in no watched list: out of the window, or gone.
-		const kept = (known ?? []).filter((id) => inWindow.has(id));
+		// A message is forgotten once it is below the window (or no watched list has any message).
+		const kept = (known ?? []).filter((id) => id >= lowest);
 		seen[status] = [...new Set([...kept, ...records.keys()])];
 	}
 	// Written only once every list was read: a failed poll leaves the last state for the next one.

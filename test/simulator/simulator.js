@@ -351,6 +351,8 @@ class Simulator {
 	 * @param {number} [fault.skip] let this many matching requests through first
 	 * @param {number} [fault.status] answer with this status and an error wrapper
 	 * @param {string|number} [fault.retryAfter] Retry-After header value
+	 * @param {() => void} [fault.beforeAnswer] run just before the request is handled (tests in the
+	 *   same process), e.g. to change a message's status between two pages of one read
 	 * @param {number} [fault.delayMs] wait before answering (on any host and endpoint; the request
 	 *   is processed when the wait ends, or at once with `process`, even if the client gave up;
 	 *   reset() and stop() drop answers still waiting)
@@ -511,6 +513,8 @@ class Simulator {
 			};
 			this.requests.push(record);
 			const fault = this.takeFault(role, path, req.method);
+			// A test's own change of state just before this request is handled (in-process only).
+			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
 			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
 			// Processed now (`process`) or when the wait ends, answered when it ends. Like a slow real
 			// server it processes the request even if the client gave up meanwhile (the answer then

@@ -258,14 +258,18 @@ export function requestSettings(this: IExecuteFunctions): RequestSettings {
 	const ref = fieldsOf(node, 0, 'requestOptions');
 	const request: RequestSettings['request'] = {};
 	if (isSet(given.proxy)) {
+		const refused = () =>
+			new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
+				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
+			});
 		let proxy: URL;
 		try {
 			proxy = new URL(String(given.proxy));
 		} catch {
-			throw new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
-				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
-			});
+			throw refused();
 		}
+		// "myproxy:3128" parses as a URL with no host: n8n would quietly connect without the proxy.
+		if (!['http:', 'https:'].includes(proxy.protocol) || !proxy.hostname) throw refused();
 		request.proxy = {
 			host: proxy.hostname,
 			port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
