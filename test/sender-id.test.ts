@@ -102,6 +102,18 @@ describe('Sender ID → Create', () => {
 		expect(ctx.sim.senderIds.filter((s) => s.name === 'ACMESHOP')).toHaveLength(1);
 	});
 
+	test.each([502, 504])(
+		'a %i from a gateway is not retried and says the Sender ID may have been registered',
+		async (status) => {
+			ctx.sim.inject({ path: '/sender-ids', status });
+			const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });
+			expect(result.error?.httpCode).toBe(String(status));
+			expect(result.error?.description).toContain('may have been registered');
+			expect(result.error?.description).not.toContain('Try again later');
+			expect(ctx.sim.requests).toHaveLength(1);
+		},
+	);
+
 	test('an API that cannot be reached is retried, then reported as not sent', async () => {
 		const result = await runWorkflow({
 			parameters: create(),

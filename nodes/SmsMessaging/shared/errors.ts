@@ -66,7 +66,21 @@ function supportLine({ reqId, code, timestamp }: JsonObject): string[] {
 	return [`For the API's support: ${parts.filter(Boolean).join(', ')}.`];
 }
 
+/** What to check after a Sender ID request that may have reached the API without an answer. */
+export const SENDER_ID_UNKNOWN_OUTCOME = {
+	create:
+		'The Sender ID may have been registered. Check your Sender IDs with the service before running this item again, or it may be registered twice.',
+	update: 'The update may have been applied. Running it again sends the same values.',
+};
+
 function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
+	// A gateway that gave up waiting may hide a request the API processed.
+	if ((statusCode === 502 || statusCode === 504) && context.operation === 'senderId:create') {
+		return SENDER_ID_UNKNOWN_OUTCOME.create;
+	}
+	if ((statusCode === 502 || statusCode === 504) && context.operation === 'senderId:update') {
+		return SENDER_ID_UNKNOWN_OUTCOME.update;
+	}
 	if (statusCode === 404 && context.operation === 'senderId:update') {
 		return `The Sender ID ${String(context.senderId)} does not exist. Check the ID of the Sender ID to update.`;
 	}

@@ -15,7 +15,13 @@ import {
 	type PreSendAction,
 } from 'n8n-workflow';
 
-import { errorItem, nodeError, readAnswer, type ApiOperation } from './errors';
+import {
+	errorItem,
+	nodeError,
+	readAnswer,
+	SENDER_ID_UNKNOWN_OUTCOME,
+	type ApiOperation,
+} from './errors';
 import { checkedPage, collectPages } from './list';
 import {
 	answerRetryDelay,
@@ -137,12 +143,6 @@ async function orErrorItem(
 	}
 }
 
-const UNKNOWN_OUTCOME = {
-	create:
-		'The Sender ID may have been registered. Check your Sender IDs with the service before running this item again, or it may be registered twice.',
-	update: 'The update may have been applied. Running it again sends the same values.',
-};
-
 /** The request of Sender ID → Create or Update, one per item, with its retries. */
 export function senderIdRequest(operation: 'create' | 'update') {
 	return async function (
@@ -160,7 +160,7 @@ export function senderIdRequest(operation: 'create' | 'update') {
 						itemIndex,
 						description: notSent
 							? 'Nothing reached the API; running it again is safe.'
-							: UNKNOWN_OUTCOME[operation],
+							: SENDER_ID_UNKNOWN_OUTCOME[operation],
 					},
 				);
 			});
