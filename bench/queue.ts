@@ -8,6 +8,7 @@ import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
 import {
+	clusterState,
 	callWebhook,
 	n8nClient,
 	publishWebhookWorkflow,
@@ -94,21 +95,11 @@ async function measure(
 	fs.rmSync(DATA_DIR, { recursive: true, force: true });
 	const cluster = await queue.startQueueMode({ dataDir: DATA_DIR, ports: PORTS, workers });
 	try {
-		const state: QueueState = {
-			n8nUrl: cluster.n8nUrl,
-			version: cluster.version,
-			simulatorBaseUrl: urls.baseUrl,
-			simulatorSendBaseUrl: urls.sendBaseUrl,
-			simulatorToken: simulator.token,
-			n8nDir: local.paths(queue.LINE).dir,
-			postgresPort: PORTS.postgres,
-			mainLog: cluster.main.logFile,
-			workers: cluster.workers.map((w: { name: string; pid: number; logFile: string }) => ({
-				name: w.name,
-				pid: w.pid,
-				logFile: w.logFile,
-			})),
-		};
+		const state: QueueState = clusterState(
+			cluster,
+			{ ...urls, token: simulator.token },
+			{ n8nDir: local.paths(queue.LINE).dir, postgresPort: PORTS.postgres },
+		);
 		const n8n = n8nClient(state);
 		await n8n.login();
 		const credential = await n8n.createCredential('Bench');

@@ -1,26 +1,10 @@
 // SMS → Send when the API or the network misbehaves: no message lost, none sent twice, every
-import type { INodeParameters } from 'n8n-workflow';
 // item accounted for. Each test checks the node's output and what reached the simulator.
 import { runWorkflow } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
-
-const send = (options: INodeParameters = {}) => ({
-	resource: 'sms',
-	operation: 'send',
-	senderId: 'ACME',
-	number: '={{ $json.phone }}',
-	message: '=Order {{ $json.order }} is on its way',
-	thirdPartyRef: '={{ $json.order }}',
-	options,
-});
-
-const customers = (count: number) =>
-	Array.from({ length: count }, (_, i) => ({
-		phone: `2547${String(10000000 + i)}`,
-		order: `ORD-${i}`,
-	}));
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
 

@@ -1,28 +1,11 @@
 // SMS → Send with requests in parallel against an API 50 to 100 ms away (the simulator's latency):
 // every guarantee of one request at a time still holds. Each test checks the node's output and
 // what reached the simulator, including when each request arrived and was answered.
-import type { INodeParameters } from 'n8n-workflow';
-
 import { runWorkflow } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
-
-const send = (options: INodeParameters = {}) => ({
-	resource: 'sms',
-	operation: 'send',
-	senderId: 'ACME',
-	number: '={{ $json.phone }}',
-	message: '=Order {{ $json.order }} is on its way',
-	thirdPartyRef: '={{ $json.order }}',
-	options,
-});
-
-const customers = (count: number) =>
-	Array.from({ length: count }, (_, i) => ({
-		phone: `2547${String(10000000 + i)}`,
-		order: `ORD-${i}`,
-	}));
 
 interface SimRequest {
 	arrivedAt: number;

@@ -34,6 +34,33 @@ export interface QueueState {
 	workers: Array<{ name: string; pid: number; logFile: string }>;
 }
 
+/** A started cluster (scripts/lib/queue-mode's startQueueMode), as its tests and bench use it. */
+interface StartedCluster {
+	n8nUrl: string;
+	version: string;
+	main: { logFile: string };
+	workers: Array<{ name: string; pid: number; logFile: string }>;
+}
+
+/** What tests and the bench know of a started cluster, its n8n install and its simulator. */
+export function clusterState(
+	cluster: StartedCluster,
+	simulator: { baseUrl: string; sendBaseUrl: string; token: string },
+	{ n8nDir, postgresPort }: { n8nDir: string; postgresPort: number },
+): QueueState {
+	return {
+		n8nUrl: cluster.n8nUrl,
+		version: cluster.version,
+		simulatorBaseUrl: simulator.baseUrl,
+		simulatorSendBaseUrl: simulator.sendBaseUrl,
+		simulatorToken: simulator.token,
+		n8nDir,
+		postgresPort,
+		mainLog: cluster.main.logFile,
+		workers: cluster.workers.map(({ name, pid, logFile }) => ({ name, pid, logFile })),
+	};
+}
+
 export function queueState(): QueueState {
 	return JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
 }

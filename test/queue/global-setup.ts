@@ -3,7 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { DATA_DIR, PORT_BASE, STATE_FILE, TEST_QUEUE_ENV, type QueueState } from './cluster';
+import {
+	clusterState,
+	DATA_DIR,
+	PORT_BASE,
+	STATE_FILE,
+	TEST_QUEUE_ENV,
+	type QueueState,
+} from './cluster';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const queue = require('../../scripts/lib/queue-mode');
@@ -34,21 +41,11 @@ export default async function globalSetup() {
 			env: TEST_QUEUE_ENV,
 		});
 		running.unshift(async () => await cluster.stop());
-		const state: QueueState = {
-			n8nUrl: cluster.n8nUrl,
-			version: cluster.version,
-			simulatorBaseUrl: urls.baseUrl,
-			simulatorSendBaseUrl: urls.sendBaseUrl,
-			simulatorToken: simulator.token,
-			n8nDir: local.paths(queue.LINE).dir,
-			postgresPort: ports.postgres,
-			mainLog: cluster.main.logFile,
-			workers: cluster.workers.map((w: { name: string; pid: number; logFile: string }) => ({
-				name: w.name,
-				pid: w.pid,
-				logFile: w.logFile,
-			})),
-		};
+		const state: QueueState = clusterState(
+			cluster,
+			{ ...urls, token: simulator.token },
+			{ n8nDir: local.paths(queue.LINE).dir, postgresPort: ports.postgres },
+		);
 		fs.writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
 		process.stdout.write(
 			`\nqueue mode up in ${((Date.now() - started) / 1000).toFixed(0)} s (${path.relative(process.cwd(), DATA_DIR)})\n`,

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 
 import { Simulator } from '../simulator/simulator';
 import {
+	clusterState,
 	DATA_DIR,
 	PORT_BASE,
 	TEST_QUEUE_ENV,
@@ -46,21 +47,11 @@ async function killMidSend(maxStalledCount: string) {
 			workers: 2,
 			env: { ...TEST_QUEUE_ENV, QUEUE_WORKER_MAX_STALLED_COUNT: maxStalledCount },
 		});
-		const state: QueueState = {
-			n8nUrl: cluster.n8nUrl,
-			version: cluster.version,
-			simulatorBaseUrl: urls.baseUrl,
-			simulatorSendBaseUrl: urls.sendBaseUrl,
-			simulatorToken: simulator.token,
-			n8nDir: local.paths('1.x').dir,
-			postgresPort: ports.postgres,
-			mainLog: cluster.main.logFile,
-			workers: cluster.workers.map((w: { name: string; pid: number; logFile: string }) => ({
-				name: w.name,
-				pid: w.pid,
-				logFile: w.logFile,
-			})),
-		};
+		const state: QueueState = clusterState(
+			cluster,
+			{ ...urls, token: simulator.token },
+			{ n8nDir: local.paths('1.x').dir, postgresPort: ports.postgres },
+		);
 		const n8n = n8nClient(state);
 		await n8n.login();
 		const credential = await n8n.createCredential('SMS Messaging (1.x)');
