@@ -16,7 +16,10 @@ export class SmsMessaging implements INodeType {
 		description:
 			'Send SMS through the Messaging Service API, register Sender IDs, and list sent messages and contacts',
 		defaults: { name: 'SMS Messaging' },
-		usableAsTool: true,
+		// The object form, not `true`: n8n 1.82 to 1.84 make a tool only of `usableAsTool: true`, by
+		// structuredClone, which the routing hooks (functions) cannot pass, and then n8n does not start.
+		// There the node loads without its AI tool; from 1.85 on every form gives the tool.
+		usableAsTool: { replacements: {} },
 		inputs: [MAIN_CONNECTION],
 		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
@@ -64,4 +67,8 @@ export class SmsMessaging implements INodeType {
 	customOperations = {
 		sms: { send },
 	};
+
+	// No methods of its own, but present: n8n 1.82 gives a declarative node without `methods` a
+	// routing `execute`, and its engine then refuses every node that has customOperations too.
+	methods = {};
 }

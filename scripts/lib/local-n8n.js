@@ -317,8 +317,9 @@ async function login(n8nUrl) {
 }
 
 /**
- * Activates a saved workflow through n8n's REST API as the editor's switch does (the same route
- * in 1.x and 2.x); n8n polls each polling trigger once on activation. `cookie` is a login's.
+ * Activates a saved workflow through n8n's REST API as the editor's switch does: its activate
+ * route (n8n 1.123 and 2.x), or an update setting it active where that route is missing (n8n 1.82);
+ * n8n polls each polling trigger once on activation. `cookie` is a login's.
  */
 async function activateWorkflow(n8nUrl, cookie, workflowId) {
 	const rest = async (method, route, body) => {
@@ -328,11 +329,20 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`${method} workflow ${workflowId}${route}: ${text}`);
+		if (!response.ok) {
+			throw Object.assign(new Error(`${method} workflow ${workflowId}${route}: ${text}`), {
+				status: response.status,
+			});
+		}
 		return JSON.parse(text).data;
 	};
 	const { versionId } = await rest('GET', '');
-	return await rest('POST', '/activate', { versionId });
+	try {
+		return await rest('POST', '/activate', { versionId });
+	} catch (error) {
+		if (error.status !== 404) throw error;
+		return await rest('PATCH', '', { versionId, active: true });
+	}
 }
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { packageRoot } from '../helpers/package-root';
 
-export const E2E_LINES = (process.env.E2E_N8N_LINES || '2.x,1.x')
+export const E2E_LINES = (process.env.E2E_N8N_LINES || '2.x,1.x,1.82')
 	.split(',')
 	.map((line) => line.trim());
 
