@@ -363,6 +363,8 @@ class Simulator {
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
+	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
+	 *   a lagging replica or an API hiccup would answer
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -925,7 +927,7 @@ class Simulator {
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
-						totalElements: fault?.noTotal ? undefined : rows.length,
+						totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
 						last: page.last,
 						numberOfElements: page.content.length,
 						first: q.page === 1,
@@ -997,7 +999,7 @@ class Simulator {
 				message: 'Contacts retrieved',
 				data: {
 					content: page.content,
-					totalElements: fault?.noTotal ? undefined : rows.length,
+					totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
 					totalPages: page.totalPages,
 					size: q.size,
 					number: q.page,
@@ -1012,6 +1014,7 @@ class Simulator {
 	}
 
 	page(rows, page, asked, fault) {
+		if (fault?.empty) return this.page([], page, asked);
 		const size = fault?.pageSize ?? asked;
 		const totalPages = Math.ceil(rows.length / size);
 		const content = rows.slice((page - 1) * size, page * size);
