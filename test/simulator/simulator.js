@@ -347,6 +347,8 @@ class Simulator {
 	 * @param {'api'|'send'} [fault.host] only requests to this host
 	 * @param {string} [fault.path] only requests whose path (after /api/v3) is this
 	 * @param {string} [fault.method] only requests with this method (POST or PUT on /sender-ids)
+	 * @param {Record<string, string>} [fault.query] only requests whose query has these values
+	 *   (`{status: 'SENT', page: '2'}`; `status: undefined` for none)
 	 * @param {number} [fault.count] how many requests it applies to (default 1; Infinity for all)
 	 * @param {number} [fault.skip] let this many matching requests through first
 	 * @param {number} [fault.status] answer with this status and an error wrapper
@@ -372,12 +374,13 @@ class Simulator {
 		this.faults.push({ count: 1, skip: 0, ...fault });
 	}
 
-	takeFault(host, path, method) {
+	takeFault(host, path, method, query = {}) {
 		for (const fault of this.faults) {
 			if (fault.count <= 0) continue;
 			if (fault.host && fault.host !== host) continue;
 			if (fault.path && fault.path !== path) continue;
 			if (fault.method && fault.method.toUpperCase() !== method) continue;
+			if (fault.query && Object.entries(fault.query).some(([k, v]) => query[k] !== v)) continue;
 			if (fault.skip > 0) {
 				fault.skip--;
 				continue;
@@ -514,7 +517,7 @@ class Simulator {
 				status: undefined,
 			};
 			this.requests.push(record);
-			const fault = this.takeFault(role, path, req.method);
+			const fault = this.takeFault(role, path, req.method, record.query);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
 			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
