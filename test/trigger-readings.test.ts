@@ -226,7 +226,8 @@ describe('SMS Messaging Trigger: many polls against a model', () => {
 				} else if (roll < 0.95) {
 					// Most changes are recent messages being delivered.
 					const inFlight = inStatus('SENT').slice(-40);
-					if (inFlight.length) setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+					if (inFlight.length)
+						setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
 				} else if (roll < 0.98) {
 					const delivered = inStatus('DELIVERED');
 					if (delivered.length) setStatus(pick(delivered).id, 'FAILED');

@@ -96,9 +96,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const inFlight = ['PENDING', 'SENT'];
 		const left = [...inFlight, 'DELIVERED', 'FAILED'];
 		const none = [...inFlight, undefined];
-		expect(smsQueries().map((q) => q.status)).toEqual(
-			[left, left, none, left, none].flat(),
-		);
+		expect(smsQueries().map((q) => q.status)).toEqual([left, left, none, left, none].flat());
 	});
 
 	test('more than 100 changes in one poll are all emitted, read page by page', async () => {

@@ -102,7 +102,9 @@ function encodeIds(ids: Ids, startDay: string): StoredIds {
 	const stored: StoredIds = {};
 	for (const day of [...byDay.keys()].sort()) {
 		const sorted = byDay.get(day)!.sort((a, b) => a - b);
-		stored[day] = sorted.map((id, i) => (id - (i === 0 ? 0 : sorted[i - 1])).toString(36)).join(',');
+		stored[day] = sorted
+			.map((id, i) => (id - (i === 0 ? 0 : sorted[i - 1])).toString(36))
+			.join(',');
 	}
 	return stored;
 }
@@ -282,10 +284,8 @@ const pollsInFlight = new WeakSet<IPollFunctions>();
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
 	const credentials = await this.getCredentials<Credentials>(CREDENTIAL_TYPE);
-	const reader =
-		(query: IDataObject) =>
-		async (page: number, size: number) =>
-			await readPage.call(this, credentials, { ...watch.query, ...query }, page, size);
+	const reader = (query: IDataObject) => async (page: number, size: number) =>
+		await readPage.call(this, credentials, { ...watch.query, ...query }, page, size);
 
 	if (this.getMode() === 'manual') {
 		let newest: IDataObject | undefined;
