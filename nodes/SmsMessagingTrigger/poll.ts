@@ -244,10 +244,9 @@ async function readList(
 		const data = await read(page, size);
 		const content = data.content as IDataObject[];
 		const ids = content.map((record) => Number(record.id));
-		const ended =
-			content.length < size ||
-			(data.pagination as IDataObject | undefined)?.last === true ||
-			(data as IDataObject).last === true;
+		const { last } = (data.pagination ?? {}) as IDataObject;
+		// As collectPages: a short page ends the list unless the API says it is not the last.
+		const ended = last === true || (content.length < size && last !== false);
 		if (content.length === 0) {
 			// An empty first page covers the whole list; a later one nothing that is known.
 			if (position === 0) covered.push([-Infinity, Infinity]);
