@@ -171,6 +171,48 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 	});
 });
 
+describe('SMS Messaging Trigger: the full reading', () => {
+	test('a move between two watched outcome statuses (DELIVERED to FAILED) comes with the full reading, 15 minutes by default', async () => {
+		const [a, b] = [message('SENT'), message('SENT')];
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(a.id, 'DELIVERED');
+		ctx.sim.setSmsStatus(b.id, 'DELIVERED');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${a.id}:DELIVERED`, `${b.id}:DELIVERED`]);
+		ctx.sim.setSmsStatus(a.id, 'FAILED');
+		// Not in flight, not new: the polls between full readings do not read that far.
+		expect((await later(14 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		ctx.sim.requests = [];
+		expect(emittedPairs(await later(15 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
+			`${a.id}:FAILED`,
+		]);
+		expect(listRequests().map((r) => r.query.status)).toEqual([
+			'PENDING',
+			'SENT',
+			'DELIVERED',
+			'FAILED',
+		]);
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	});
+
+	test.each([
+		[0, 0],
+		[60, 61],
+	])(
+		'Full Reading Every (Minutes) = %i: the move comes %i minutes later',
+		async (fullReadingMinutes, minutes) => {
+			const [m] = [message('DELIVERED')];
+			const trigger = await activate({ options: { fullReadingMinutes } });
+			ctx.sim.setSmsStatus(m.id, 'FAILED');
+			if (minutes > 0) {
+				const early = await later(16 * MINUTE_MS, async () => await trigger.poll());
+				expect(early.items).toBeNull();
+			}
+			const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
+			expect(emittedPairs(outcome)).toEqual([`${m.id}:FAILED`]);
+		},
+	);
+});
+
 /** A small seeded generator (mulberry32), so a failing run can be replayed by its seed. */
 function seeded(seed: number) {
 	let a = seed;

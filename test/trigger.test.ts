@@ -398,6 +398,10 @@ describe('SMS Messaging Trigger: errors', () => {
 			{ options: { lookbackDays: 40 } },
 			'Lookback Days must be a whole number from 1 to 31, got 40',
 		],
+		[
+			{ options: { fullReadingMinutes: 1441 } },
+			'Full Reading Every (Minutes) must be a whole number from 0 to 1440, got 1441',
+		],
 		[{ filters: { campaignId: 'not-a-uuid' } }, 'Campaign ID is not a UUID: "not-a-uuid"'],
 		[
 			{ statuses: [] },

@@ -69,7 +69,7 @@ interface Remembered {
 	emitted?: Record<string, StoredIds>;
 	/** The messages in flight (PENDING or SENT) at the last poll. */
 	inFlight?: StoredIds;
-	/** Every message above this id has been looked at in the watched outcome statuses. */
+	/** Every message up to this id has been looked at in the watched outcome statuses. */
 	top?: number;
 	/** When the last full reading of the window started (ms since the epoch). */
 	fullReadingAt?: number;
@@ -384,7 +384,7 @@ async function pollOnce(
 
 	if (outcomes.length > 0) {
 		if (full || left.length > 0) {
-			const downTo = full ? -Infinity : Math.min(...left, lookedAt + 1);
+			const downTo = full ? -Infinity : left.reduce((low, id) => Math.min(low, id), lookedAt + 1);
 			for (const status of outcomes) {
 				const reading = await readList(reader({ status }), { downTo });
 				for (const record of reading.records) take(record, status);
@@ -404,8 +404,9 @@ async function pollOnce(
 		[...emitted].map(([status, ids]) => [status, encodeIds(ids, watch.startDay)]),
 	);
 	remembered.inFlight = encodeIds(inFlight, watch.startDay);
-	// Every message above the highest id read was looked at in the outcome lists just read: above
-	// `lookedAt` by the list of every status, above the oldest that left by the outcome lists.
+	// Every message up to the highest id read has now been looked at in the watched outcome lists:
+	// those above `lookedAt` by the list of every status, or by the outcome lists read down to the
+	// oldest message that left (or whole).
 	remembered.top = highest;
 	if (full) remembered.fullReadingAt = now;
 

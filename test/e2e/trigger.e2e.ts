@@ -57,5 +57,27 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				expect(request.headers.authorization).toBeUndefined();
 			}
 		}, 180_000);
+
+		test('the example alert workflow runs with the message that failed and builds its alert', async () => {
+			const deadline = watch.changedAt + 90_000;
+			let executions = await n8n.executionIds(watch.exampleWorkflowId);
+			while (executions.length === 0 && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				executions = await n8n.executionIds(watch.exampleWorkflowId);
+			}
+			expect(executions).toHaveLength(1);
+			const { status, items } = await n8n.executionOutput(executions[0], 'Build the alert');
+			expect(status).toBe('success');
+			expect(items.map((item) => item.json)).toEqual([
+				expect.objectContaining({
+					alert: expect.stringMatching(
+						new RegExp(
+							`^SMS ${watch.failedId} to 254711000001 failed \\(sent .+\\): "Your code is 4821"$`,
+						),
+					),
+					recipient: '254711000001',
+				}),
+			]);
+		}, 180_000);
 	},
 );
