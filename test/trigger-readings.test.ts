@@ -172,26 +172,31 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 });
 
 describe('SMS Messaging Trigger: the full reading', () => {
+	/** A DELIVERED message with 120 newer ones: deeper than the polls between full readings read. */
+	const deepDelivered = () => {
+		const deep = message('DELIVERED', 2);
+		for (let i = 0; i < 120; i++) message('DELIVERED', 1);
+		return deep;
+	};
+
 	test('a move between two watched outcome statuses (DELIVERED to FAILED) comes with the full reading, 15 minutes by default', async () => {
-		const [a, b] = [message('SENT'), message('SENT')];
+		const deep = deepDelivered();
 		const trigger = await activate();
-		ctx.sim.setSmsStatus(a.id, 'DELIVERED');
-		ctx.sim.setSmsStatus(b.id, 'DELIVERED');
-		expect(emittedPairs(await trigger.poll())).toEqual([`${a.id}:DELIVERED`, `${b.id}:DELIVERED`]);
-		ctx.sim.setSmsStatus(a.id, 'FAILED');
+		ctx.sim.setSmsStatus(deep.id, 'FAILED');
 		// Not in flight, not new: the polls between full readings do not read that far.
 		expect((await later(14 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		ctx.sim.requests = [];
-		expect(emittedPairs(await later(15 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
-			`${a.id}:FAILED`,
-		]);
-		expect(listRequests().map((r) => r.query.status)).toEqual([
-			'PENDING',
-			'SENT',
-			'DELIVERED',
-			'FAILED',
+		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
+		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
+		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
+			['PENDING', '1'],
+			['SENT', '1'],
+			['DELIVERED', '1'],
+			['DELIVERED', '2'],
+			['FAILED', '1'],
 		]);
 		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect((await later(31 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 	});
 
 	test.each([
@@ -200,15 +205,15 @@ describe('SMS Messaging Trigger: the full reading', () => {
 	])(
 		'Full Reading Every (Minutes) = %i: the move comes %i minutes later',
 		async (fullReadingMinutes, minutes) => {
-			const [m] = [message('DELIVERED')];
+			const deep = deepDelivered();
 			const trigger = await activate({ options: { fullReadingMinutes } });
-			ctx.sim.setSmsStatus(m.id, 'FAILED');
+			ctx.sim.setSmsStatus(deep.id, 'FAILED');
 			if (minutes > 0) {
 				const early = await later(16 * MINUTE_MS, async () => await trigger.poll());
 				expect(early.items).toBeNull();
 			}
 			const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
-			expect(emittedPairs(outcome)).toEqual([`${m.id}:FAILED`]);
+			expect(emittedPairs(outcome)).toEqual([`${deep.id}:FAILED`]);
 		},
 	);
 });

@@ -1,6 +1,7 @@
 // End to end: the SMS Messaging Trigger active in a real n8n. Global setup (trigger-watch.ts)
-// activated a workflow polling every minute and failed one message right after; n8n's next poll
-// must start one execution carrying that message, and nothing for what existed at activation.
+// activated a workflow polling every minute, and the example workflow examples/alert-on-failed-sms.json
+// beside it, and failed one message right after; n8n's next poll must start one execution of each
+// carrying that message, and nothing for what existed at activation.
 import { lines, N8n } from './n8n-rest';
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
@@ -11,17 +12,31 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 
 		beforeAll(async () => await n8n.login());
 
+		/** The executions of a workflow, once n8n's poll has started one (up to the deadline). */
+		const executionsOf = async (workflowId: string, deadline: number) => {
+			let executions = await n8n.executionIds(workflowId);
+			while (executions.length === 0 && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				executions = await n8n.executionIds(workflowId);
+			}
+			return executions;
+		};
+		/** An execution's output of one node, once it has finished (n8n lists running ones too). */
+		const finishedOutput = async (executionId: string, node: string) => {
+			let output = await n8n.executionOutput(executionId, node);
+			for (let tries = 0; ['new', 'running'].includes(output.status) && tries < 30; tries++) {
+				await new Promise((resolve) => setTimeout(resolve, 1_000));
+				output = await n8n.executionOutput(executionId, node);
+			}
+			return output;
+		};
+
 		test('an active SMS Messaging Trigger runs the workflow with the message that failed', async () => {
 			// n8n polls every minute at a random second; 90 s from the change cover it (by the
 			// time this test runs, usually long past).
-			const deadline = watch.changedAt + 90_000;
-			let executions = await n8n.executionIds(watch.workflowId);
-			while (executions.length === 0 && Date.now() < deadline) {
-				await new Promise((resolve) => setTimeout(resolve, 2_000));
-				executions = await n8n.executionIds(watch.workflowId);
-			}
+			const executions = await executionsOf(watch.workflowId, watch.changedAt + 90_000);
 			expect(executions).toHaveLength(1);
-			const { status, items } = await n8n.executionOutput(executions[0], 'SMS Messaging Trigger');
+			const { status, items } = await finishedOutput(executions[0], 'SMS Messaging Trigger');
 			expect(status).toBe('success');
 			expect(items.map((item) => item.json)).toEqual([
 				expect.objectContaining({
@@ -59,14 +74,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		}, 180_000);
 
 		test('the example alert workflow runs with the message that failed and builds its alert', async () => {
-			const deadline = watch.changedAt + 90_000;
-			let executions = await n8n.executionIds(watch.exampleWorkflowId);
-			while (executions.length === 0 && Date.now() < deadline) {
-				await new Promise((resolve) => setTimeout(resolve, 2_000));
-				executions = await n8n.executionIds(watch.exampleWorkflowId);
-			}
+			const executions = await executionsOf(watch.exampleWorkflowId, watch.changedAt + 90_000);
 			expect(executions).toHaveLength(1);
-			const { status, items } = await n8n.executionOutput(executions[0], 'Build the alert');
+			const { status, items } = await finishedOutput(executions[0], 'Build the alert');
 			expect(status).toBe('success');
 			expect(items.map((item) => item.json)).toEqual([
 				expect.objectContaining({
