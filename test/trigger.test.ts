@@ -38,24 +38,38 @@ const ids = (items: Array<{ json: Record<string, unknown> }> | null) =>
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
 	test('the first poll after activation emits nothing and remembers ids and statuses only', async () => {
-		const [delivered, failed] = sent(3);
+		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
 
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// One list per watched status, at the largest page, from Lookback Days (2) before today.
-		expect(smsQueries()).toEqual([
-			{ status: 'DELIVERED', 'start-date': utcDay(2), page: '1', records: '100' },
-			{ status: 'FAILED', 'start-date': utcDay(2), page: '1', records: '100' },
-		]);
+		// A full reading: the in-flight lists, then the watched ones, at the largest page, from
+		// Lookback Days (2) before today.
+		expect(smsQueries()).toEqual(
+			['PENDING', 'SENT', 'DELIVERED', 'FAILED'].map((status) => ({
+				status,
+				'start-date': utcDay(2),
+				page: '1',
+				records: '100',
+			})),
+		);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
+		// Ids (base 36) by the day their message was sent: what was emitted per status, what is in
+		// flight, the newest id looked at, and when the window was last read whole.
+		const day = utcDay(1 / 24);
 		expect(trigger.staticData).toEqual({
 			'node:SMS Messaging Trigger': {
 				scope: '{"lookbackDays":2}',
-				seen: { DELIVERED: [delivered.id], FAILED: [failed.id] },
+				emitted: {
+					DELIVERED: { [day]: delivered.id.toString(36) },
+					FAILED: { [day]: failed.id.toString(36) },
+				},
+				inFlight: { [day]: sentStill.id.toString(36) },
+				top: sentStill.id,
+				fullReadingAt: expect.any(Number),
 			},
 		});
 	});
@@ -76,10 +90,13 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// Every poll (the activation's and four more) read both lists again, one page each.
-		expect(smsQueries().map((q) => q.status)).toEqual(
-			Array(5).fill(['DELIVERED', 'FAILED']).flat(),
-		);
+		// The activation reads the window whole. Then each poll reads the in-flight lists (PENDING,
+		// SENT); when messages left them, the watched lists down to the oldest that left; when none
+		// did, the list of every status (no status filter) down to the newest message known.
+		const inFlight = ['PENDING', 'SENT'];
+		const left = [...inFlight, 'DELIVERED', 'FAILED'];
+		const none = [...inFlight, undefined];
+		expect(smsQueries().map((q) => q.status)).toEqual([left, left, none, left, none].flat());
 	});
 
 	test('more than 100 changes in one poll are all emitted, read page by page', async () => {
@@ -93,6 +110,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(new Set(ids(items)).size).toBe(150);
 		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
 		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
+			['PENDING', '1', '100'],
+			['SENT', '1', '100'],
 			['FAILED', '1', '100'],
 			['FAILED', '2', '100'],
 		]);
@@ -120,7 +139,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const [message] = sent(1);
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		expect(new Set(smsQueries().map((q) => q.status))).toEqual(new Set(['DELIVERED']));
+		expect(smsQueries().map((q) => q.status)).not.toContain('FAILED');
 	});
 
 	test('filters are sent with the API names and only matching messages are emitted', async () => {
@@ -154,9 +173,13 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const [message] = sent(1, { hoursAgo: 12 });
 		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
 		const trigger = await activate();
-		const seen = () =>
-			(trigger.staticData['node:SMS Messaging Trigger'] as { seen: Record<string, number[]> }).seen;
-		expect(seen().DELIVERED).toEqual([message.id]);
+		const emitted = () =>
+			(
+				trigger.staticData['node:SMS Messaging Trigger'] as {
+					emitted: Record<string, Record<string, string>>;
+				}
+			).emitted;
+		expect(emitted().DELIVERED).toEqual({ [utcDay(0.5)]: message.id.toString(36) });
 
 		// Three days on, the message was sent before the window starts.
 		const now = Date.now();
@@ -166,7 +189,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		} finally {
 			clock.mockRestore();
 		}
-		expect(seen()).toEqual({ DELIVERED: [], FAILED: [] });
+		expect(emitted()).toEqual({ DELIVERED: {}, FAILED: {} });
 		expect(smsQueries().at(-1)?.['start-date']).toBe(
 			new Date(now + DAY_MS).toISOString().slice(0, 10),
 		);
@@ -308,8 +331,9 @@ describe('SMS Messaging Trigger: Fetch Test Event', () => {
 
 	test('with no matching message there is nothing to show', async () => {
 		const trigger = await activate();
+		ctx.sim.requests = [];
 		expect(await trigger.fetchTestEvent()).toBeNull();
-		expect(smsQueries()).toHaveLength(4);
+		expect(smsQueries()).toHaveLength(2);
 	});
 });
 
@@ -334,7 +358,8 @@ describe('SMS Messaging Trigger: errors', () => {
 		ctx.sim.requests = [];
 
 		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
-		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200]);
+		// PENDING (503, then again), SENT, FAILED down to the message that left SENT.
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200]);
 	});
 
 	test('a rejected token fails the activation with the API message', async () => {
@@ -372,6 +397,10 @@ describe('SMS Messaging Trigger: errors', () => {
 		[
 			{ options: { lookbackDays: 40 } },
 			'Lookback Days must be a whole number from 1 to 31, got 40',
+		],
+		[
+			{ options: { fullReadingMinutes: 1441 } },
+			'Full Reading Every (Minutes) must be a whole number from 0 to 1440, got 1441',
 		],
 		[{ filters: { campaignId: 'not-a-uuid' } }, 'Campaign ID is not a UUID: "not-a-uuid"'],
 		[

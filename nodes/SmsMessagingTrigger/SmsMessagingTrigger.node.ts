@@ -59,6 +59,15 @@ export class SmsMessagingTrigger implements INodeType {
 						description:
 							'Watch messages sent from this many days before today (UTC) on; older ones are not watched. A shorter window costs fewer requests per poll.',
 					},
+					{
+						displayName: 'Full Reading Every (Minutes)',
+						name: 'fullReadingMinutes',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 1440 },
+						default: 15,
+						description:
+							'Between full readings a poll reads only the messages still in flight (Sent, Pending) and the newest ones, so it costs what changed. A full reading reads the watched statuses over the whole window, to catch what those polls cannot see, such as a message going from Delivered to Failed. 0 reads the whole window at every poll.',
+					},
 				],
 			},
 		],

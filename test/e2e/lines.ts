@@ -23,6 +23,8 @@ export interface LineEndpoints {
 /** A workflow whose SMS Messaging Trigger polls its own simulator every minute. */
 export interface TriggerWatch {
 	workflowId: string;
+	/** examples/alert-on-failed-sms.json, active, polling the same simulator. */
+	exampleWorkflowId: string;
 	/** When the message was failed, after the activation's polls, in ms since the epoch. */
 	changedAt: number;
 	simulatorBaseUrl: string;

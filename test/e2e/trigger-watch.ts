@@ -1,7 +1,12 @@
 // Global setup's part of the trigger's end-to-end test: a workflow with the SMS Messaging Trigger
-// polling every minute is activated in a real n8n as soon as the line is up, and one message is
-// failed once the activation's polls are over. The minute until n8n's next poll passes while the
-// other e2e tests run; trigger.e2e.ts then looks for the execution.
+// polling every minute is activated in a real n8n as soon as the line is up, with the example
+// workflow examples/alert-on-failed-sms.json polling the same simulator, and one message is failed
+// once the activations' polls are over. The minute until n8n's next poll passes while the other
+// e2e tests run; trigger.e2e.ts then looks for the executions.
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { packageRoot } from '../helpers/package-root';
 import { localN8n, type LineEndpoints, type TriggerWatch } from './lines';
 import { N8n } from './n8n-rest';
 
@@ -58,6 +63,22 @@ export async function startTriggerWatch(
 			active: false,
 		});
 		await localN8n.activateWorkflow(endpoints.n8nUrl, n8n.sessionCookie, id);
+		// The example as a user imports it, its trigger's credential pointed at this simulator.
+		const example = JSON.parse(
+			fs.readFileSync(path.join(packageRoot(), 'examples/alert-on-failed-sms.json'), 'utf8'),
+		) as { name: string; nodes: Array<{ type: string }>; connections: unknown; settings: unknown };
+		const { id: exampleWorkflowId } = await n8n.createWorkflow({
+			name: `E2E: ${example.name}`,
+			nodes: example.nodes.map((node) =>
+				node.type.endsWith('.smsMessagingTrigger')
+					? { ...node, credentials: { smsMessagingApi: credential } }
+					: node,
+			),
+			connections: example.connections,
+			settings: example.settings,
+			active: false,
+		});
+		await localN8n.activateWorkflow(endpoints.n8nUrl, n8n.sessionCookie, exampleWorkflowId);
 		// n8n 2.x polls more than once as it activates (each time as an activation, which records
 		// and emits nothing); the change must come after those polls, as a real one would.
 		await quiet(simulator, 5_000, 30_000);
@@ -66,6 +87,7 @@ export async function startTriggerWatch(
 		return {
 			watch: {
 				workflowId: id,
+				exampleWorkflowId,
 				changedAt,
 				simulatorBaseUrl: urls.baseUrl,
 				simulatorToken: simulator.token,

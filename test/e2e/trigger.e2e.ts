@@ -1,6 +1,7 @@
 // End to end: the SMS Messaging Trigger active in a real n8n. Global setup (trigger-watch.ts)
-// activated a workflow polling every minute and failed one message right after; n8n's next poll
-// must start one execution carrying that message, and nothing for what existed at activation.
+// activated a workflow polling every minute, and the example workflow examples/alert-on-failed-sms.json
+// beside it, and failed one message right after; n8n's next poll must start one execution of each
+// carrying that message, and nothing for what existed at activation.
 import { lines, N8n } from './n8n-rest';
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
@@ -11,17 +12,31 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 
 		beforeAll(async () => await n8n.login());
 
+		/** The executions of a workflow, once n8n's poll has started one (up to the deadline). */
+		const executionsOf = async (workflowId: string, deadline: number) => {
+			let executions = await n8n.executionIds(workflowId);
+			while (executions.length === 0 && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 2_000));
+				executions = await n8n.executionIds(workflowId);
+			}
+			return executions;
+		};
+		/** An execution's output of one node, once it has finished (n8n lists running ones too). */
+		const finishedOutput = async (executionId: string, node: string) => {
+			let output = await n8n.executionOutput(executionId, node);
+			for (let tries = 0; ['new', 'running'].includes(output.status) && tries < 30; tries++) {
+				await new Promise((resolve) => setTimeout(resolve, 1_000));
+				output = await n8n.executionOutput(executionId, node);
+			}
+			return output;
+		};
+
 		test('an active SMS Messaging Trigger runs the workflow with the message that failed', async () => {
 			// n8n polls every minute at a random second; 90 s from the change cover it (by the
 			// time this test runs, usually long past).
-			const deadline = watch.changedAt + 90_000;
-			let executions = await n8n.executionIds(watch.workflowId);
-			while (executions.length === 0 && Date.now() < deadline) {
-				await new Promise((resolve) => setTimeout(resolve, 2_000));
-				executions = await n8n.executionIds(watch.workflowId);
-			}
+			const executions = await executionsOf(watch.workflowId, watch.changedAt + 90_000);
 			expect(executions).toHaveLength(1);
-			const { status, items } = await n8n.executionOutput(executions[0], 'SMS Messaging Trigger');
+			const { status, items } = await finishedOutput(executions[0], 'SMS Messaging Trigger');
 			expect(status).toBe('success');
 			expect(items.map((item) => item.json)).toEqual([
 				expect.objectContaining({
@@ -33,7 +48,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			]);
 
 			// What the API received: the activation's poll and at least one more, each reading the
-			// DELIVERED and FAILED lists of the last two days with the X-Service header.
+			// lists of the last two days with the X-Service header: the in-flight ones (PENDING,
+			// SENT), then the watched ones (DELIVERED, FAILED) once a message left SENT, or else the
+			// list of every status (no status filter).
 			const control = `${watch.simulatorBaseUrl.replace(/\/api\/v3$/, '')}/__sim/requests`;
 			const requests = (await (await fetch(control)).json()) as Array<{
 				path: string;
@@ -42,13 +59,35 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			}>;
 			const statuses = requests.map((request) => request.query.status);
 			expect(statuses.filter((s) => s === 'FAILED').length).toBeGreaterThanOrEqual(2);
-			expect(new Set(statuses)).toEqual(new Set(['DELIVERED', 'FAILED']));
+			for (const status of ['PENDING', 'SENT', 'DELIVERED', 'FAILED']) {
+				expect(statuses).toContain(status);
+			}
+			for (const status of statuses) {
+				expect([undefined, 'PENDING', 'SENT', 'DELIVERED', 'FAILED']).toContain(status);
+			}
 			for (const request of requests) {
 				expect(request.path).toBe('/sms');
 				expect(request.query['start-date']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 				expect(request.headers['x-service']).toBe(`Bearer ${watch.simulatorToken}`);
 				expect(request.headers.authorization).toBeUndefined();
 			}
+		}, 180_000);
+
+		test('the example alert workflow runs with the message that failed and builds its alert', async () => {
+			const executions = await executionsOf(watch.exampleWorkflowId, watch.changedAt + 90_000);
+			expect(executions).toHaveLength(1);
+			const { status, items } = await finishedOutput(executions[0], 'Build the alert');
+			expect(status).toBe('success');
+			expect(items.map((item) => item.json)).toEqual([
+				expect.objectContaining({
+					alert: expect.stringMatching(
+						new RegExp(
+							`^SMS ${watch.failedId} to 254711000001 failed \\(sent .+\\): "Your code is 4821"$`,
+						),
+					),
+					recipient: '254711000001',
+				}),
+			]);
 		}, 180_000);
 	},
 );

@@ -347,6 +347,8 @@ class Simulator {
 	 * @param {'api'|'send'} [fault.host] only requests to this host
 	 * @param {string} [fault.path] only requests whose path (after /api/v3) is this
 	 * @param {string} [fault.method] only requests with this method (POST or PUT on /sender-ids)
+	 * @param {Record<string, string>} [fault.query] only requests whose query has these values
+	 *   (`{status: 'SENT', page: '2'}`; `status: undefined` for none)
 	 * @param {number} [fault.count] how many requests it applies to (default 1; Infinity for all)
 	 * @param {number} [fault.skip] let this many matching requests through first
 	 * @param {number} [fault.status] answer with this status and an error wrapper
@@ -363,6 +365,8 @@ class Simulator {
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
+	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
+	 *   a lagging replica or an API hiccup would answer
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -370,12 +374,13 @@ class Simulator {
 		this.faults.push({ count: 1, skip: 0, ...fault });
 	}
 
-	takeFault(host, path, method) {
+	takeFault(host, path, method, query = {}) {
 		for (const fault of this.faults) {
 			if (fault.count <= 0) continue;
 			if (fault.host && fault.host !== host) continue;
 			if (fault.path && fault.path !== path) continue;
 			if (fault.method && fault.method.toUpperCase() !== method) continue;
+			if (fault.query && Object.entries(fault.query).some(([k, v]) => query[k] !== v)) continue;
 			if (fault.skip > 0) {
 				fault.skip--;
 				continue;
@@ -512,7 +517,7 @@ class Simulator {
 				status: undefined,
 			};
 			this.requests.push(record);
-			const fault = this.takeFault(role, path, req.method);
+			const fault = this.takeFault(role, path, req.method, record.query);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
 			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
@@ -925,7 +930,7 @@ class Simulator {
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
-						totalElements: fault?.noTotal ? undefined : rows.length,
+						totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
 						last: page.last,
 						numberOfElements: page.content.length,
 						first: q.page === 1,
@@ -997,7 +1002,7 @@ class Simulator {
 				message: 'Contacts retrieved',
 				data: {
 					content: page.content,
-					totalElements: fault?.noTotal ? undefined : rows.length,
+					totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
 					totalPages: page.totalPages,
 					size: q.size,
 					number: q.page,
@@ -1012,6 +1017,7 @@ class Simulator {
 	}
 
 	page(rows, page, asked, fault) {
+		if (fault?.empty) return this.page([], page, asked);
 		const size = fault?.pageSize ?? asked;
 		const totalPages = Math.ceil(rows.length / size);
 		const content = rows.slice((page - 1) * size, page * size);

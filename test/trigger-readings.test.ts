@@ -1,0 +1,406 @@
+// SMS Messaging Trigger, through n8n-core's poll machinery (test/helpers/poll.ts): each message is
+// emitted once per status whatever a reading of the list misses (a list that shifts between two
+// pages, an empty answer, a page that fails), and what a poll costs in requests.
+import type { INodeParameters } from 'n8n-workflow';
+
+import { activateTrigger, type ActiveTrigger, type PollOutcome } from './helpers/poll';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 0 });
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+/** A message sent `hoursAgo` hours ago through the API, in `status`. */
+const message = (status: string, hoursAgo = 1) =>
+	ctx.sim.addSms({
+		recipient: `2547${String(10_000_000 + ctx.sim.sms.length)}`,
+		content: `Your code is ${1000 + ctx.sim.sms.length}`,
+		status,
+		sentAt: new Date(Date.now() - hoursAgo * HOUR_MS).toISOString(),
+		campaignId: undefined,
+	});
+
+const activate = async (parameters: INodeParameters = {}) =>
+	await activateTrigger({ parameters, credentials: ctx.credentials });
+const emittedPairs = (outcome: PollOutcome) =>
+	(outcome.items ?? []).map(({ json }) => `${String(json.id)}:${String(json.status)}`);
+const listRequests = () => ctx.sim.requests.filter((r) => r.path === '/sms');
+
+/** Runs `poll` with Date.now `ms` later, as if that much time had passed. */
+async function later<T>(ms: number, poll: () => Promise<T>): Promise<T> {
+	const now = Date.now();
+	const clock = jest.spyOn(Date, 'now').mockReturnValue(now + ms);
+	try {
+		return await poll();
+	} finally {
+		clock.mockRestore();
+	}
+}
+
+describe('SMS Messaging Trigger: a reading that misses a message never makes it come twice', () => {
+	test('a list that shifts while it is read: the message that slides onto a page already read', async () => {
+		// Watching SENT, 101 SENT messages, all emitted once.
+		const trigger = await activate({ statuses: ['SENT'] });
+		const messages = Array.from({ length: 101 }, () => message('SENT'));
+		expect(new Set(emittedPairs(await trigger.poll())).size).toBe(101);
+
+		// While page 2 of the SENT list is asked, the newest message is delivered: the oldest one
+		// moves up onto page 1, already read.
+		ctx.sim.requests = [];
+		ctx.sim.inject({
+			path: '/sms',
+			query: { status: 'SENT', page: '2' },
+			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
+		});
+		expect((await trigger.poll()).items).toBeNull();
+		// Page 2 is asked at a size that makes it start three records before page 1 ended.
+		expect(
+			listRequests()
+				.filter((r) => r.query.status === 'SENT')
+				.map((r) => [r.query.page, r.query.records]),
+		).toEqual([
+			['1', '100'],
+			['2', '97'],
+		]);
+		expect((await trigger.poll()).items).toBeNull();
+		expect((await trigger.poll()).items).toBeNull();
+	});
+
+	test('an empty answer: a 200 with no records once does not make the known messages new', async () => {
+		const known = Array.from({ length: 4 }, () => message('SENT'));
+		const trigger = await activate({ statuses: ['FAILED'] });
+		for (const { id } of known) ctx.sim.setSmsStatus(id, 'FAILED');
+		expect(emittedPairs(await trigger.poll())).toEqual(known.map(({ id }) => `${id}:FAILED`));
+
+		// One poll gets well-formed, empty answers to every list request (a lagging replica).
+		ctx.sim.inject({ path: '/sms', empty: true, count: Infinity });
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.faults = [];
+
+		expect((await trigger.poll()).items).toBeNull();
+		// Not at the next full reading either.
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		// And a message that fails later still comes, once.
+		const [next] = [message('SENT')];
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.setSmsStatus(next.id, 'FAILED');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${next.id}:FAILED`]);
+		expect((await trigger.poll()).items).toBeNull();
+	});
+
+	test('an empty answer in the middle of a reading', async () => {
+		const trigger = await activate({ statuses: ['SENT', 'FAILED'] });
+		const messages = Array.from({ length: 250 }, () => message('SENT'));
+		expect(emittedPairs(await trigger.poll())).toHaveLength(250);
+		ctx.sim.inject({ path: '/sms', query: { status: 'SENT', page: '2' }, empty: true });
+		ctx.sim.setSmsStatus(messages[0].id, 'FAILED');
+
+		// This reading saw nothing below page 1: what it did not see stays followed, and the next
+		// poll finds the message that left.
+		expect((await trigger.poll()).items).toBeNull();
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:FAILED`]);
+		expect((await trigger.poll()).items).toBeNull();
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	});
+
+	test('a page that fails in the middle of a reading: retried after the list moved, or failing the poll', async () => {
+		const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
+		const messages = Array.from({ length: 101 }, () => message('SENT'));
+		expect(emittedPairs(await trigger.poll())).toHaveLength(101);
+
+		// Page 2 gets a 503, and the newest message is delivered before it is asked again.
+		ctx.sim.inject({
+			path: '/sms',
+			query: { status: 'SENT', page: '2' },
+			status: 503,
+			retryAfter: 0,
+			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
+		});
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[100].id}:DELIVERED`]);
+		expect((await trigger.poll()).items).toBeNull();
+
+		// A page that fails for good fails the poll; the next one emits what changed, once.
+		ctx.sim.setSmsStatus(messages[99].id, 'DELIVERED');
+		ctx.sim.inject({ path: '/sms', query: { status: 'DELIVERED', page: '1' }, status: 500 });
+		const failed = await trigger.poll();
+		expect(failed.items).toBeNull();
+		expect(failed.error?.message).toBe('internal server error');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[99].id}:DELIVERED`]);
+		expect((await trigger.poll()).items).toBeNull();
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	});
+
+	test('a message emitted in a status, gone out of it and back, across a re-activation, is not emitted again', async () => {
+		const [m] = [message('SENT')];
+		const first = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(m.id, 'FAILED');
+		expect(emittedPairs(await first.poll())).toEqual([`${m.id}:FAILED`]);
+		ctx.sim.setSmsStatus(m.id, 'SENT');
+		expect((await first.poll()).items).toBeNull();
+
+		// Deactivated and activated again: the activation records, and remembers what was emitted.
+		const again = await activateTrigger({
+			parameters: { statuses: ['FAILED'] },
+			credentials: ctx.credentials,
+			staticData: first.staticData,
+		});
+		expect(again.atActivation.items).toBeNull();
+		ctx.sim.setSmsStatus(m.id, 'FAILED');
+		expect((await again.poll()).items).toBeNull();
+		expect((await later(16 * MINUTE_MS, async () => await again.poll())).items).toBeNull();
+	});
+
+	test('an id is forgotten only when the day its message was sent leaves the window', async () => {
+		// Sent 40 hours ago: in the window (Lookback Days 2) for at least 8 more hours.
+		const old = message('SENT', 40);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		ctx.sim.setSmsStatus(old.id, 'FAILED');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${old.id}:FAILED`]);
+		// Every list answers empty for a while, full readings included: nothing is forgotten.
+		ctx.sim.inject({ path: '/sms', empty: true, count: Infinity });
+		for (let i = 0; i < 3; i++) {
+			expect((await later(i * 20 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		}
+		ctx.sim.faults = [];
+		expect((await later(61 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
+			emitted: Record<string, Record<string, string>>;
+		};
+		expect(Object.values(state.emitted.FAILED)).toEqual([old.id.toString(36)]);
+	});
+});
+
+describe('SMS Messaging Trigger: the full reading', () => {
+	/** A DELIVERED message with 120 newer ones: deeper than the polls between full readings read. */
+	const deepDelivered = () => {
+		const deep = message('DELIVERED', 2);
+		for (let i = 0; i < 120; i++) message('DELIVERED', 1);
+		return deep;
+	};
+
+	test('a move between two watched outcome statuses (DELIVERED to FAILED) comes with the full reading, 15 minutes by default', async () => {
+		const deep = deepDelivered();
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(deep.id, 'FAILED');
+		// Not in flight, not new: the polls between full readings do not read that far.
+		expect((await later(14 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		ctx.sim.requests = [];
+		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
+		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
+		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
+			['PENDING', '1'],
+			['SENT', '1'],
+			['DELIVERED', '1'],
+			['DELIVERED', '2'],
+			['FAILED', '1'],
+		]);
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect((await later(31 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	});
+
+	test.each([
+		[0, 0],
+		[60, 61],
+	])(
+		'Full Reading Every (Minutes) = %i: the move comes %i minutes later',
+		async (fullReadingMinutes, minutes) => {
+			const deep = deepDelivered();
+			const trigger = await activate({ options: { fullReadingMinutes } });
+			ctx.sim.setSmsStatus(deep.id, 'FAILED');
+			if (minutes > 0) {
+				const early = await later(16 * MINUTE_MS, async () => await trigger.poll());
+				expect(early.items).toBeNull();
+			}
+			const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
+			expect(emittedPairs(outcome)).toEqual([`${deep.id}:FAILED`]);
+		},
+	);
+});
+
+/** A small seeded generator (mulberry32), so a failing run can be replayed by its seed. */
+function seeded(seed: number) {
+	let a = seed;
+	return () => {
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+describe('SMS Messaging Trigger: many polls against a model', () => {
+	test.each([
+		[1, ['DELIVERED', 'FAILED']],
+		[2, ['FAILED']],
+		[3, ['SENT', 'DELIVERED']],
+		[4, ['PENDING', 'SENT', 'DELIVERED', 'FAILED']],
+	])(
+		'seed %i, watching %j: random changes, shifts, empty answers, failed pages and restarts; each message and status exactly once',
+		async (seed, statuses) => {
+			const random = seeded(seed);
+			const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+			const parameters = { statuses };
+			// The window: messages sent over the last 36 hours, oldest first.
+			for (let i = 0; i < 300; i++) {
+				const roll = random();
+				const status =
+					roll < 0.6 ? 'DELIVERED' : roll < 0.7 ? 'FAILED' : roll < 0.95 ? 'SENT' : 'PENDING';
+				message(status, 36 - (36 * i) / 300);
+			}
+			let trigger: ActiveTrigger = await activate(parameters);
+			expect(trigger.atActivation.items).toBeNull();
+
+			// The model: each message's statuses since the activation (not those it had then).
+			const atActivation = new Set(ctx.sim.sms.map((m) => `${m.id}:${m.status}`));
+			const gained = new Set<string>();
+			const emitted: string[] = [];
+			const setStatus = (id: number, status: string) => {
+				ctx.sim.setSmsStatus(id, status);
+				if (!atActivation.has(`${id}:${status}`)) gained.add(`${id}:${status}`);
+			};
+			/** One change, as the network and the sender make them. */
+			const change = () => {
+				const roll = random();
+				const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
+				if (roll < 0.2) {
+					const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
+					const { id } = message(status, 0);
+					gained.add(`${id}:${status}`);
+				} else if (roll < 0.3) {
+					const pending = inStatus('PENDING');
+					if (pending.length) setStatus(pick(pending).id, 'SENT');
+				} else if (roll < 0.95) {
+					// Most changes are recent messages being delivered.
+					const inFlight = inStatus('SENT').slice(-40);
+					if (inFlight.length)
+						setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+				} else if (roll < 0.98) {
+					const delivered = inStatus('DELIVERED');
+					if (delivered.length) setStatus(pick(delivered).id, 'FAILED');
+				} else {
+					// A failed message sent again under the same id: FAILED must not come twice.
+					const failed = inStatus('FAILED');
+					if (failed.length) setStatus(pick(failed).id, 'SENT');
+				}
+			};
+
+			for (let round = 0; round < 40; round++) {
+				const changes = Math.floor(random() * 6);
+				for (let i = 0; i < changes; i++) change();
+				// Things that happen while a poll reads the list.
+				const roll = random();
+				const skip = Math.floor(random() * 5);
+				if (roll < 0.3) {
+					const during = 1 + Math.floor(random() * 4);
+					ctx.sim.inject({
+						path: '/sms',
+						skip,
+						beforeAnswer: () => {
+							for (let i = 0; i < during; i++) change();
+						},
+					});
+				} else if (roll < 0.45) {
+					ctx.sim.inject({ path: '/sms', skip, empty: true, count: 1 + Math.floor(random() * 3) });
+				} else if (roll < 0.5) {
+					ctx.sim.inject({ path: '/sms', skip, status: 500 });
+				} else if (roll < 0.55) {
+					ctx.sim.inject({
+						path: '/sms',
+						skip,
+						status: 503,
+						retryAfter: 0,
+						beforeAnswer: () => change(),
+					});
+				}
+				const minutes = round * 3;
+				const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
+				emitted.push(...emittedPairs(outcome));
+				ctx.sim.faults = [];
+				if (round % 13 === 12) {
+					// n8n restarts: the same workflow, its static data as saved, polled by a new context.
+					trigger = await later(minutes * MINUTE_MS, async () =>
+						activateTrigger({
+							parameters,
+							credentials: ctx.credentials,
+							staticData: trigger.staticData,
+							activation: 'init',
+						}),
+					);
+					emitted.push(...emittedPairs(trigger.atActivation));
+				}
+			}
+			// A full reading, then one more poll, with nothing going wrong.
+			for (const minutes of [200, 201]) {
+				emitted.push(
+					...emittedPairs(await later(minutes * MINUTE_MS, async () => await trigger.poll())),
+				);
+			}
+
+			// Exactly once: never twice, only statuses gained since the activation and watched, and
+			// every message now in a watched status it gained has been emitted in it.
+			const counts = new Map<string, number>();
+			for (const pair of emitted) counts.set(pair, (counts.get(pair) ?? 0) + 1);
+			expect([...counts].filter(([, count]) => count > 1)).toEqual([]);
+			for (const pair of emitted) {
+				expect(gained).toContain(pair);
+				expect(statuses).toContain(pair.split(':')[1]);
+			}
+			const due = ctx.sim.sms
+				.map((m) => `${m.id}:${m.status}`)
+				.filter((pair) => gained.has(pair) && statuses.includes(pair.split(':')[1]));
+			expect(due.filter((pair) => !counts.has(pair))).toEqual([]);
+			expect(due.length).toBeGreaterThan(10);
+		},
+		120_000,
+	);
+});
+
+describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
+	// The bench's window (bench/trigger.ts): 10,000 messages sent over the last 36 hours, 92%
+	// DELIVERED, 4% FAILED and 4% SENT, spread evenly; the trigger with its defaults.
+	const buildWindow = () => {
+		for (let i = 0; i < 10_000; i++) {
+			const status = i % 25 === 0 ? 'FAILED' : i % 25 === 1 ? 'SENT' : 'DELIVERED';
+			message(status, 36 - (36 * i) / 10_000);
+		}
+		return ctx.sim.sms.filter((m) => m.status === 'SENT');
+	};
+
+	test('20 changes among recent messages cost at most 15 requests; nothing new 7; a full reading every 15 minutes', async () => {
+		const stillSent = buildWindow();
+		const trigger = await activate();
+		// The activation reads the window whole: PENDING 1, SENT 5 (400, pages overlapping),
+		// DELIVERED 92, FAILED 4.
+		expect(listRequests()).toHaveLength(102);
+
+		// The 20 newest messages in flight are delivered (16) or fail (4).
+		const changed = stillSent.slice(-20);
+		changed.forEach(({ id }, i) => ctx.sim.setSmsStatus(id, i % 5 === 4 ? 'FAILED' : 'DELIVERED'));
+		ctx.sim.requests = [];
+		const outcome = await trigger.poll();
+		expect(emittedPairs(outcome).sort()).toEqual(
+			changed.map(({ id }, i) => `${id}:${i % 5 === 4 ? 'FAILED' : 'DELIVERED'}`).sort(),
+		);
+		expect(listRequests().length).toBeLessThanOrEqual(15);
+
+		ctx.sim.requests = [];
+		expect((await trigger.poll()).items).toBeNull();
+		// PENDING 1, SENT 5 (380 now, pages overlapping), every status down to the newest known: 1.
+		expect(listRequests()).toHaveLength(7);
+
+		ctx.sim.requests = [];
+		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(93);
+	});
+
+	test('the worst case: the oldest message in flight changes, and the watched lists are read down to it', async () => {
+		const stillSent = buildWindow();
+		const trigger = await activate();
+		ctx.sim.setSmsStatus(stillSent[0].id, 'DELIVERED');
+		ctx.sim.requests = [];
+		expect(emittedPairs(await trigger.poll())).toEqual([`${stillSent[0].id}:DELIVERED`]);
+		// PENDING 1 and SENT 5, then DELIVERED and FAILED to the bottom of the window: 93 and 4.
+		expect(listRequests()).toHaveLength(103);
+	});
+});
