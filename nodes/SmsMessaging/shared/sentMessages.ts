@@ -165,60 +165,62 @@ export async function findSentMessages(
 	};
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
+	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
+	/** The messages of each number and text. */
+	const messagesOf = new Map<string, SentMessage[]>();
+	keys.forEach((key, k) => messagesOf.set(key, [...(messagesOf.get(key) ?? []), wanted[k]]));
 	/** Per number and text: how many records were read, and their ids. */
 	const readByKey = new Map<string, { count: number; ids: Set<string> }>();
+	/**
+	 * The numbers and texts that older records could still change. Pages come newest first, so one
+	 * is settled once each of its messages with a message ID has the record with that ID and there
+	 * are as many records as messages (the others take the most recent ones left).
+	 */
+	const open = new Set(keys);
 	const add = (content: IDataObject[]) => {
+		const changed = new Set<string>();
 		for (const record of content) {
 			// A search finds records the window's first page already gave.
-			const key = record.id === undefined ? JSON.stringify(record) : String(record.id);
-			if (seen.has(key)) continue;
-			seen.add(key);
+			const id = record.id === undefined ? JSON.stringify(record) : String(record.id);
+			if (seen.has(id)) continue;
+			seen.add(id);
 			records.push(record);
-			const group = keyOf(record.recipient, record.content);
-			const entry = readByKey.get(group) ?? { count: 0, ids: new Set<string>() };
+			const key = keyOf(record.recipient, record.content);
+			if (!open.has(key)) continue;
+			const entry = readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
 			entry.count++;
 			if (record.id !== undefined) entry.ids.add(String(record.id));
-			readByKey.set(group, entry);
+			readByKey.set(key, entry);
+			changed.add(key);
 		}
-	};
-	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
-	const wantedPerKey = new Map<string, number>();
-	for (const key of keys) wantedPerKey.set(key, (wantedPerKey.get(key) ?? 0) + 1);
-	/**
-	 * The messages that older records could still change: pages come newest first, so a number and
-	 * text is settled once every message of it with a message ID has the record with that ID, and
-	 * there are as many records as messages (the others take the most recent ones left).
-	 */
-	const unsettled = () => {
-		const open = new Set<string>();
-		keys.forEach((key, k) => {
-			const entry = readByKey.get(key);
-			const { messageId } = wanted[k];
-			if (
-				!entry ||
-				entry.count < wantedPerKey.get(key)! ||
-				(isSetId(messageId) && !entry.ids.has(String(messageId)))
-			)
-				open.add(key);
-		});
-		return wanted.filter((_, k) => open.has(keys[k]));
+		for (const key of changed) {
+			const { count, ids } = readByKey.get(key)!;
+			const messages = messagesOf.get(key)!;
+			const settled =
+				count >= messages.length &&
+				messages.every(({ messageId }) => !isSetId(messageId) || ids.has(String(messageId)));
+			if (settled) open.delete(key);
+		}
 	};
 	const result = () => ({ records: matchSentMessages(wanted, records), requests });
 	if (wanted.length === 0) return result();
 
 	const first = await read(1);
 	add(first.content);
-	let open = unsettled();
-	if (first.isLast || open.length === 0) return result();
+	if (first.isLast || open.size === 0) return result();
 
-	const numbers = [...new Set(open.map(({ recipient }) => recipientOf(recipient)))];
+	const numbers = [
+		...new Set([...open].map((key) => recipientOf(messagesOf.get(key)![0].recipient))),
+	];
 	if (first.pages !== undefined && numbers.length < first.pages - 1) {
 		for (const number of numbers) {
+			const ofNumber = [...open].filter(
+				(key) => recipientOf(messagesOf.get(key)![0].recipient) === number,
+			);
 			for (let page = 1; ; page++) {
 				const found = await read(page, number);
 				add(found.content);
-				open = unsettled();
-				if (found.isLast || !open.some((m) => recipientOf(m.recipient) === number)) break;
+				if (found.isLast || ofNumber.every((key) => !open.has(key))) break;
 			}
 		}
 		return result();
@@ -243,7 +245,7 @@ export async function findSentMessages(
 			const facts = await ahead.get(page)!;
 			ahead.delete(page);
 			add(facts.content);
-			if (facts.isLast || unsettled().length === 0) return result();
+			if (facts.isLast || open.size === 0) return result();
 		}
 	} finally {
 		// Pages read past the one that settles everything are not used; none is left running.
