@@ -255,6 +255,24 @@ describe('SMS → Get Delivery Status', () => {
 		});
 	});
 
+	test('items with different Lookback Days are looked up in their own windows', async () => {
+		const recent = ctx.sim.addSms({ recipient: '254712345678', content: 'Recent' });
+		const old = ctx.sim.addSms({
+			recipient: '254712345679',
+			content: 'Old',
+			sentAt: new Date(Date.now() - 9 * DAY_MS).toISOString(),
+		});
+		const result = await run({
+			parameters: getStatus({ options: { lookbackDays: '={{ $json.days }}' } }),
+			items: [
+				{ recipient: '254712345678', message: 'Recent', days: 1 },
+				{ recipient: '254712345679', message: 'Old', days: 10 },
+			],
+		});
+		expect(result.items.map((item) => item.json)).toEqual([recent, old]);
+		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(1), today(10)]);
+	});
+
 	describe('requests', () => {
 		const wanted = (indexes: number[]) =>
 			indexes.map((k) => ({
