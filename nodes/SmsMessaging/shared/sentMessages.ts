@@ -90,8 +90,8 @@ export function matchSentMessages(
 }
 
 /** The first day of a window of `lookbackDays` days before today, UTC (the API's timestamps). */
-export function windowStart(lookbackDays: number, now = Date.now()): string {
-	return new Date(now - lookbackDays * DAY_MS).toISOString().slice(0, 10);
+export function windowStart(lookbackDays: number): string {
+	return new Date(Date.now() - lookbackDays * DAY_MS).toISOString().slice(0, 10);
 }
 
 /**
@@ -106,15 +106,6 @@ export interface FindOptions {
 	readPage: SmsPageReader;
 	/** Pages read at once when the whole window is read (default 1). */
 	parallel?: number;
-	/** Now, in milliseconds (tests). */
-	now?: number;
-}
-
-export interface FindResult {
-	/** Per wanted message, in order: its SMS record as the list gave it, or undefined. */
-	records: Array<IDataObject | undefined>;
-	/** List requests made (retries of one request not counted). */
-	requests: number;
 }
 
 /** What one page says about the pages after it. */
@@ -137,7 +128,8 @@ function pageFacts(data: JsonObject, page: number) {
 
 /**
  * Finds sent messages in the SMS list of the last `lookbackDays` days (start-date, UTC), newest
- * first (`sort=sentAt,desc`, 100 per page), and matches them as `matchSentMessages` does.
+ * first (`sort=sentAt,desc`, 100 per page), and matches them as `matchSentMessages` does: per
+ * wanted message, in order, its SMS record as the list gave it, or undefined.
  *
  * It reads the window's first page, which holds the latest messages (often all it needs). Then,
  * when the window has more pages than the numbers still to find plus one, it searches each such
@@ -149,12 +141,10 @@ function pageFacts(data: JsonObject, page: number) {
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ lookbackDays, readPage, parallel = 1, now }: FindOptions,
-): Promise<FindResult> {
-	let requests = 0;
-	const window = { 'start-date': windowStart(lookbackDays, now), sort: 'sentAt,desc' };
+	{ lookbackDays, readPage, parallel = 1 }: FindOptions,
+): Promise<Array<IDataObject | undefined>> {
+	const window = { 'start-date': windowStart(lookbackDays), sort: 'sentAt,desc' };
 	const read = async (page: number, query?: string) => {
-		requests++;
 		const data = await readPage({
 			...window,
 			...(query === undefined ? {} : { query }),
@@ -202,7 +192,7 @@ export async function findSentMessages(
 			if (settled) open.delete(key);
 		}
 	};
-	const result = () => ({ records: matchSentMessages(wanted, records), requests });
+	const result = () => matchSentMessages(wanted, records);
 	if (wanted.length === 0) return result();
 
 	const first = await read(1);

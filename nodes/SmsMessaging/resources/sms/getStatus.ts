@@ -211,7 +211,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 			continue;
 		}
 		lookups.forEach(({ itemIndex, message }, k) => {
-			const record = found.records[k];
+			const record = found[k];
 			if (record) {
 				results[itemIndex] = { json: record, pairedItem: { item: itemIndex } };
 				return;
