@@ -248,6 +248,7 @@ time, \`BENCH_STATUS_LATENCIES\`: ${STATUS_LATENCIES.join(', ')} ms). "One searc
 message (\`query\` = its number) through a declarative per-item node in the same engine, as an
 HTTP Request node would; it finds the records but matches none to its message. ${REPETITIONS}
 interleaved repetitions, medians; \`BENCH_ONLY=status npm run bench\` runs only this section.
+Measured on ${new Date().toISOString().slice(0, 10)} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores when it ended).
 
 ${lines.join('\n')}
 `;
