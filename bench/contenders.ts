@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { INodeType } from 'n8n-workflow';
 
 import { nodeTypeInstances, runWorkflow, type Credentials } from '../test/helpers/n8n';
+import { STATUS_WINDOW, statusWindow } from './statusWindow';
 
 const PER_ITEM_TYPE = 'bench.perItemSms';
 const PAGE_100_TYPE = 'bench.pagedBy100';
@@ -96,6 +97,59 @@ nodeTypeInstances[PAGE_100_TYPE] = {
 		],
 	},
 } as unknown as INodeType;
+
+const PER_ITEM_SEARCH_TYPE = 'bench.perItemSearch';
+
+/**
+ * The naive way to check delivery: one search of the SMS list per item (`query` = its number),
+ * as a per-item node or an HTTP Request node does, through the same routing engine.
+ */
+nodeTypeInstances[PER_ITEM_SEARCH_TYPE] = {
+	description: {
+		displayName: 'Per-item SMS search',
+		name: 'perItemSearch',
+		group: ['input'],
+		version: 1,
+		description: '',
+		defaults: { name: 'Per-item SMS search' },
+		inputs: ['main'],
+		outputs: ['main'],
+		credentials: [{ name: 'smsMessagingApi', required: true }],
+		requestDefaults: { baseURL: '={{ $credentials.baseUrl }}', method: 'GET', url: '/sms' },
+		properties: [
+			{
+				displayName: 'Recipient',
+				name: 'recipient',
+				type: 'string',
+				default: '',
+				routing: { send: { type: 'query', property: 'query' } },
+			},
+			{
+				displayName: 'Start Date',
+				name: 'startDate',
+				type: 'string',
+				default: '',
+				routing: {
+					send: { type: 'query', property: 'start-date' },
+					request: { qs: { records: 100 } },
+					output: {
+						postReceive: [{ type: 'rootProperty', properties: { property: 'data.content' } }],
+					},
+				},
+			},
+		],
+	},
+} as unknown as INodeType;
+
+/** `count` of the window's messages spread over all of it, as Send's output gives them. */
+function sentMessages(count: number, windowSize: number) {
+	const window = statusWindow(windowSize);
+	const step = Math.floor(windowSize / count);
+	return Array.from({ length: count }, (_, i) => {
+		const k = i * step;
+		return { id: k + 1, recipient: window[k].recipient, message: window[k].content };
+	});
+}
 
 function envelopes(count: number) {
 	return Array.from({ length: count }, (_, i) => ({
@@ -210,6 +264,35 @@ export const CONTENDERS = {
 		});
 		agent.destroy();
 		return sent;
+	},
+
+	/** This node's Get Delivery Status on `count` sent messages of a window of STATUS_WINDOW. */
+	async status(count: number, credentials: Credentials) {
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getStatus', options: { lookbackDays: 1 } },
+			items: sentMessages(count, STATUS_WINDOW),
+			inputDirect: true,
+			credentials,
+		});
+		if (result.error || result.items.some((item) => item.json.content === undefined))
+			throw new Error(`status failed: ${result.error?.message}`);
+		return result.items.length;
+	},
+
+	/** The same messages, one search per item (its number), through the same engine. */
+	async statusPerItem(count: number, credentials: Credentials) {
+		const result = await runWorkflow({
+			nodeType: PER_ITEM_SEARCH_TYPE,
+			parameters: {
+				recipient: '={{ $json.recipient }}',
+				startDate: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+			},
+			items: sentMessages(count, STATUS_WINDOW),
+			inputDirect: true,
+			credentials,
+		});
+		if (result.error) throw new Error(`per-item search failed: ${result.error.message}`);
+		return result.items.length;
 	},
 
 	/** This node's SMS → Get Many with Return All. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
 import type { ContenderName } from './contenders';
+import { STATUS_WINDOW, statusWindow } from './statusWindow';
 
 const root = packageRoot();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -26,6 +27,12 @@ const LATENCIES = (process.env.BENCH_LATENCIES || '0,25,100').split(',').map(Num
 const PER_ITEM_COUNTS = (process.env.BENCH_PER_ITEM_COUNTS || '1000,200,100')
 	.split(',')
 	.map(Number);
+/** Sent messages looked up by SMS → Get Delivery Status, in a window of STATUS_WINDOW. */
+const STATUS_COUNT = Number(process.env.BENCH_STATUS_COUNT || 1000);
+/** Simulated API latencies of the Get Delivery Status comparison. */
+const STATUS_LATENCIES = (process.env.BENCH_STATUS_LATENCIES || '0,25').split(',').map(Number);
+/** `BENCH_ONLY=status` runs only the Get Delivery Status comparison and updates its section. */
+const ONLY = process.env.BENCH_ONLY;
 /** This node's default Requests in Parallel (nodes/SmsMessaging/shared/transport.ts). */
 const DEFAULT_PARALLEL = 4;
 
@@ -191,6 +198,76 @@ async function compare() {
 	return { send: rows(SEND), list: rows(LIST) };
 }
 
+const STATUS: Contender[] = [
+	{ label: 'this node, Get Delivery Status (default)', name: 'status' },
+	{ label: 'one search per item (per-item node, same engine)', name: 'statusPerItem' },
+];
+
+/**
+ * SMS → Get Delivery Status on STATUS_COUNT sent messages spread over a window of STATUS_WINDOW
+ * messages, against one search per item, interleaved as compare() does.
+ */
+async function statusComparison() {
+	const simulator = new Simulator({ token: 'bench-token', smsRecords: 0, contacts: 0 });
+	for (const message of statusWindow(STATUS_WINDOW)) simulator.addSms(message);
+	simulator.seeded = STATUS_WINDOW;
+	await simulator.start();
+	const runs = new Map<string, Measurement[]>();
+	for (let repetition = 0; repetition < REPETITIONS; repetition++) {
+		for (const [li, latency] of STATUS_LATENCIES.entries()) {
+			simulator.latencyMs = latency;
+			for (let i = 0; i < STATUS.length; i++) {
+				const contender = STATUS[(i + repetition + li) % STATUS.length];
+				const k = `${latency}:${contender.name}`;
+				runs.set(k, [...(runs.get(k) ?? []), await measure(simulator, contender, STATUS_COUNT)]);
+			}
+			process.stdout.write(
+				`  Get Delivery Status, repetition ${repetition + 1}, ${latency} ms: done\n`,
+			);
+		}
+	}
+	await simulator.stop();
+	const lines = [
+		'| Latency | Contender | HTTP requests | Wall time (median) | Items/s | Peak RSS |',
+		'|---:|---|---:|---:|---:|---:|',
+	];
+	for (const latency of STATUS_LATENCIES) {
+		for (const contender of STATUS) {
+			const measured = runs.get(`${latency}:${contender.name}`)!;
+			const wallMs = median(measured.map((m) => m.wallMs));
+			lines.push(
+				`| ${latency} ms | ${contender.label} | ${median(measured.map((m) => m.requests)).toLocaleString('en')} | ${(wallMs / 1000).toFixed(2)} s | ${Math.round((STATUS_COUNT / wallMs) * 1000).toLocaleString('en')} | ${Math.round(median(measured.map((m) => m.maxRssMb)))} MB |`,
+			);
+		}
+	}
+	return `## Get Delivery Status: ${STATUS_COUNT.toLocaleString('en')} sent messages in a window of ${STATUS_WINDOW.toLocaleString('en')}
+
+The ${STATUS_COUNT.toLocaleString('en')} messages (SMS → Send's output: number, text, id) are spread evenly over
+${STATUS_WINDOW.toLocaleString('en')} messages of the last day, so the whole window has to be read (pages of 100, 4 at a
+time, \`BENCH_STATUS_LATENCIES\`: ${STATUS_LATENCIES.join(', ')} ms). "One search per item" asks the SMS list once per
+message (\`query\` = its number) through a declarative per-item node in the same engine, as an
+HTTP Request node would; it finds the records but matches none to its message. ${REPETITIONS}
+interleaved repetitions, medians; \`BENCH_ONLY=status npm run bench\` runs only this section.
+Measured on ${new Date().toISOString().slice(0, 10)} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores when it ended).
+
+${lines.join('\n')}
+`;
+}
+
+/** Puts `section` (from its "## " heading) in place of the one with that heading, or before `before`. */
+function withSection(existing: string, section: string, before: string) {
+	const heading = section.slice(0, section.indexOf('\n'));
+	const at = existing.indexOf(`\n${heading.split(':')[0]}:`);
+	if (at >= 0) {
+		const end = existing.indexOf('\n## ', at + 1);
+		return `${existing.slice(0, at + 1)}${section}${end >= 0 ? existing.slice(end) : ''}`;
+	}
+	const insertAt = existing.indexOf(before);
+	return insertAt >= 0
+		? `${existing.slice(0, insertAt + 1)}${section}${existing.slice(insertAt)}`
+		: `${existing}\n${section}`;
+}
+
 /** Rows at one latency, with "× floor" against the floor at the same parallelism. */
 function table(rows: Row[], floorOf: (row: Row) => Row | undefined) {
 	const lines = [
@@ -229,6 +306,15 @@ async function scaling() {
 
 async function main() {
 	const started = Date.now();
+	const file = process.env.BENCH_REPORT || path.join(root, 'BENCHMARKS.md');
+	if (ONLY === 'status') {
+		const section = await statusComparison();
+		process.stdout.write(section);
+		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+		fs.writeFileSync(file, withSection(existing, section, '\n## Scaling'));
+		process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
+		return;
+	}
 	process.stdout.write(
 		`Send of ${COUNT.toLocaleString('en')} items and Return All over ${COUNT.toLocaleString('en')} records at ${LATENCIES.join(', ')} ms, ${REPETITIONS} interleaved repetitions…\n`,
 	);
@@ -251,6 +337,8 @@ async function main() {
 	);
 	const scaleTable = await scaling();
 	process.stdout.write(`${scaleTable}\n`);
+	const statusSection = await statusComparison();
+	process.stdout.write(statusSection);
 
 	const targets: Array<[string, number, boolean]> = [];
 	for (const [what, rows, node, one, floor] of [
@@ -312,11 +400,11 @@ ${listTable}
 
 ${targetTable}
 
+${statusSection}
 ## Scaling
 
 ${scaleTable}
 `;
-	const file = process.env.BENCH_REPORT || path.join(root, 'BENCHMARKS.md');
 	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 	// The real-n8n section (npm run bench:n8n) and notes written by people are kept.
 	const kept = ['\n## In a real n8n', '\n## Notes']

@@ -2,7 +2,7 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { contactDescription } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
-import { send, smsDescription } from './resources/sms';
+import { getStatus, send, smsDescription } from './resources/sms';
 import { MAIN_CONNECTION, SMS_ICON } from './shared/descriptions';
 
 export class SmsMessaging implements INodeType {
@@ -14,7 +14,7 @@ export class SmsMessaging implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
-			'Send SMS through the Messaging Service API, register Sender IDs, and list sent messages and contacts',
+			'Send SMS through the Messaging Service API, check their delivery, register Sender IDs, and list sent messages and contacts',
 		defaults: { name: 'SMS Messaging' },
 		// The object form, not `true`: n8n 1.82 to 1.84 make a tool only of `usableAsTool: true`, by
 		// structuredClone, which the routing hooks (functions) cannot pass, and then n8n does not start.
@@ -61,11 +61,12 @@ export class SmsMessaging implements INodeType {
 		],
 	};
 
-	// Declarative where routing fits: Sender ID and both lists run on n8n's routing. Send is the one
-	// custom operation, because routing makes one request per item while Send puts many items'
-	// envelopes into one request.
+	// Declarative where routing fits: Sender ID and both lists run on n8n's routing. Send and Get
+	// Delivery Status are custom operations, because routing makes one request per item while Send
+	// puts many items' envelopes into one request and Get Delivery Status looks many items up in
+	// one read of the list.
 	customOperations = {
-		sms: { send },
+		sms: { getStatus, send },
 	};
 
 	// No methods of its own, but present: n8n 1.82 gives a declarative node without `methods` a

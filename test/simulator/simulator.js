@@ -294,7 +294,11 @@ class Simulator {
 		return record;
 	}
 
-	/** Adds a message to the SMS list (sent now unless `sentAt` says otherwise) and returns it. */
+	/**
+	 * Adds a message to the SMS list (sent now unless `sentAt` says otherwise) and returns it.
+	 * @param {{recipient: string, content: string, status?: string, sentAt?: string,
+	 *   campaignId?: string, userId?: number}} sms
+	 */
 	addSms({ recipient, content, status = 'SENT', sentAt, campaignId, userId = 1 }) {
 		const record = {
 			id: this.nextId.sms++,

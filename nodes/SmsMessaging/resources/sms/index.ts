@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { apiAnswer } from '../../shared/routing';
 import { smsGetManyDescription } from './getAll';
+import { getStatus, smsGetStatusDescription } from './getStatus';
 import { send, smsSendDescription } from './send';
 
 export const smsDescription: INodeProperties[] = [
@@ -24,6 +25,13 @@ export const smsDescription: INodeProperties[] = [
 				},
 			},
 			{
+				name: 'Get Delivery Status',
+				value: 'getStatus',
+				action: 'Get the delivery status of sent messages',
+				description:
+					'Find what became of messages sent earlier (DELIVERED, SENT, FAILED or PENDING): one result per item, its SMS record, looked up by recipient number and exact text. Pass the items SMS → Send output, or items with a number and the text as sent. Reads the list only; costs no credits.',
+			},
+			{
 				name: 'Send',
 				value: 'send',
 				action:
@@ -36,6 +44,7 @@ export const smsDescription: INodeProperties[] = [
 	},
 	...smsSendDescription,
 	...smsGetManyDescription,
+	...smsGetStatusDescription,
 ];
 
-export { send };
+export { getStatus, send };

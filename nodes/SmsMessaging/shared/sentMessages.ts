@@ -1,0 +1,244 @@
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE, pageMetadata } from './list';
+import { normalisedPhoneNumber } from './validation';
+
+// Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
+// (spec section 6). The spec has no request for one message and does not say that an outgoing
+// record's `id` (Send's answer) is the SMS list's `id`, so a message is found by its recipient
+// and its exact text, and its id only chooses between records that both match.
+
+/** A message sent earlier, to be found in the SMS list. */
+export interface SentMessage {
+	/** The number it went to, in any form Send accepts (compared after Send's normalisation). */
+	recipient: string;
+	/** Its text exactly as sent. */
+	text: string;
+	/** The id Send's outgoing record gave it, if known: preferred, never required. */
+	messageId?: string | number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A record's number as Send would have sent it (or as given, when it is no phone number). */
+function recipientOf(value: unknown): string {
+	const text = String(value ?? '');
+	return normalisedPhoneNumber(text) ?? text;
+}
+
+/** What a message and its record have in common: the normalised number and the exact text. */
+const keyOf = (recipient: unknown, text: unknown) => JSON.stringify([recipientOf(recipient), text]);
+
+const isSetId = (messageId: SentMessage['messageId']) =>
+	messageId !== undefined && messageId !== '';
+
+const sameId = (id: unknown, messageId: SentMessage['messageId']) =>
+	isSetId(messageId) && id !== undefined && String(id) === String(messageId);
+
+/** Newest first: by `sentAt`, then by the larger id. */
+function recency(a: IDataObject, b: IDataObject): number {
+	const at = (r: IDataObject) => {
+		const ms = Date.parse(String(r.sentAt));
+		return Number.isNaN(ms) ? -Infinity : ms;
+	};
+	const byTime = at(b) - at(a);
+	if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
+	return Number(b.id) - Number(a.id) || 0;
+}
+
+/**
+ * Gives each wanted message its SMS record, or undefined when the records hold none:
+ * - a record matches a message when its recipient (normalised like Send's numbers) and its
+ *   `content` (exactly) are the message's;
+ * - a matching record whose `id` equals the message's `messageId` is its record;
+ * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
+ *   given, in the order the messages come: the same text sent to the same number several times
+ *   gives each message a different record, the first message the most recent;
+ * - no record is given to two messages;
+ * - once one message's `messageId` is the id of its record (so Send's ids are the list's ids),
+ *   a message whose `messageId` matches no record gets none: an older message with the same text
+ *   would be another message's record.
+ */
+export function matchSentMessages(
+	wanted: SentMessage[],
+	records: IDataObject[],
+): Array<IDataObject | undefined> {
+	const byKey = new Map<string, IDataObject[]>();
+	for (const record of records) {
+		const key = keyOf(record.recipient, record.content);
+		const group = byKey.get(key) ?? [];
+		group.push(record);
+		byKey.set(key, group);
+	}
+	for (const group of byKey.values()) group.sort(recency);
+	const candidates = wanted.map(({ recipient, text }) => byKey.get(keyOf(recipient, text)) ?? []);
+
+	const given = new Set<IDataObject>();
+	const result: Array<IDataObject | undefined> = wanted.map(({ messageId }, k) => {
+		const own = candidates[k].find((record) => sameId(record.id, messageId) && !given.has(record));
+		if (own) given.add(own);
+		return own;
+	});
+	const idsAreListIds = result.some(Boolean);
+	return result.map((own, k) => {
+		if (own) return own;
+		if (idsAreListIds && isSetId(wanted[k].messageId)) return undefined;
+		const next = candidates[k].find((record) => !given.has(record));
+		if (next) given.add(next);
+		return next;
+	});
+}
+
+/** The first day of a window of `lookbackDays` days before today, UTC (the API's timestamps). */
+export function windowStart(lookbackDays: number): string {
+	return new Date(Date.now() - lookbackDays * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * Reads one page of `GET {baseUrl}/sms` with these query parameters (retrying what the caller
+ * retries) and gives the answer's `data`, whose `content` has been checked to be a list.
+ */
+export type SmsPageReader = (query: IDataObject) => Promise<JsonObject>;
+
+export interface FindOptions {
+	/** Messages sent from this many days before today (UTC) on are looked at; 0 for today only. */
+	lookbackDays: number;
+	readPage: SmsPageReader;
+	/** Pages read at once when the whole window is read (default 1). */
+	parallel?: number;
+}
+
+/** What one page says about the pages after it. */
+function pageFacts(data: JsonObject, page: number) {
+	const content = data.content as IDataObject[];
+	const { last, totalPages, totalElements } = pageMetadata(data);
+	const pages =
+		typeof totalPages === 'number'
+			? totalPages
+			: typeof totalElements === 'number'
+				? Math.ceil(totalElements / MAX_PAGE_SIZE)
+				: undefined;
+	const isLast =
+		content.length === 0 ||
+		last === true ||
+		(pages !== undefined && page >= pages) ||
+		(content.length < MAX_PAGE_SIZE && last !== false);
+	return { content, pages, isLast };
+}
+
+/**
+ * Finds sent messages in the SMS list of the last `lookbackDays` days (start-date, UTC), newest
+ * first (`sort=sentAt,desc`, 100 per page), and matches them as `matchSentMessages` does: per
+ * wanted message, in order, its SMS record as the list gave it, or undefined.
+ *
+ * It reads the window's first page, which holds the latest messages (often all it needs). Then,
+ * when the window has more pages than the numbers still to find plus one, it searches each such
+ * number (`query`), page by page; otherwise it reads the rest of the window, `parallel` pages at
+ * a time. Either stops as soon as the records read settle every message: each has its record,
+ * by its `messageId` when it has one. So, with the API's page counts, it makes at most
+ * min(messages, window pages) + 1 list requests, as long as no number it searches has more than
+ * 100 messages in the window that have to be paged through to settle its messages.
+ */
+export async function findSentMessages(
+	wanted: SentMessage[],
+	{ lookbackDays, readPage, parallel = 1 }: FindOptions,
+): Promise<Array<IDataObject | undefined>> {
+	const window = { 'start-date': windowStart(lookbackDays), sort: 'sentAt,desc' };
+	const read = async (page: number, query?: string) => {
+		const data = await readPage({
+			...window,
+			...(query === undefined ? {} : { query }),
+			page,
+			records: MAX_PAGE_SIZE,
+		});
+		return pageFacts(data, page);
+	};
+	const records: IDataObject[] = [];
+	const seen = new Set<string>();
+	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
+	/** The messages of each number and text. */
+	const messagesOf = new Map<string, SentMessage[]>();
+	keys.forEach((key, k) => messagesOf.set(key, [...(messagesOf.get(key) ?? []), wanted[k]]));
+	/** Per number and text: how many records were read, and their ids. */
+	const readByKey = new Map<string, { count: number; ids: Set<string> }>();
+	/**
+	 * The numbers and texts that older records could still change. Pages come newest first, so one
+	 * is settled once each of its messages with a message ID has the record with that ID and there
+	 * are as many records as messages (the others take the most recent ones left).
+	 */
+	const open = new Set(keys);
+	const add = (content: IDataObject[]) => {
+		const changed = new Set<string>();
+		for (const record of content) {
+			// A search finds records the window's first page already gave.
+			const id = record.id === undefined ? JSON.stringify(record) : String(record.id);
+			if (seen.has(id)) continue;
+			seen.add(id);
+			records.push(record);
+			const key = keyOf(record.recipient, record.content);
+			if (!open.has(key)) continue;
+			const entry = readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
+			entry.count++;
+			if (record.id !== undefined) entry.ids.add(String(record.id));
+			readByKey.set(key, entry);
+			changed.add(key);
+		}
+		for (const key of changed) {
+			const { count, ids } = readByKey.get(key)!;
+			const messages = messagesOf.get(key)!;
+			const settled =
+				count >= messages.length &&
+				messages.every(({ messageId }) => !isSetId(messageId) || ids.has(String(messageId)));
+			if (settled) open.delete(key);
+		}
+	};
+	const result = () => matchSentMessages(wanted, records);
+	if (wanted.length === 0) return result();
+
+	const first = await read(1);
+	add(first.content);
+	if (first.isLast || open.size === 0) return result();
+
+	const numbers = [
+		...new Set([...open].map((key) => recipientOf(messagesOf.get(key)![0].recipient))),
+	];
+	if (first.pages !== undefined && numbers.length < first.pages - 1) {
+		for (const number of numbers) {
+			const ofNumber = [...open].filter(
+				(key) => recipientOf(messagesOf.get(key)![0].recipient) === number,
+			);
+			for (let page = 1; ; page++) {
+				const found = await read(page, number);
+				add(found.content);
+				if (found.isLast || ofNumber.every((key) => !open.has(key))) break;
+			}
+		}
+		return result();
+	}
+
+	// The rest of the window: pages taken in order, read up to `parallel` ahead while the page
+	// count is known, never past it.
+	const ahead = new Map<number, Promise<ReturnType<typeof pageFacts>>>();
+	let next = 2;
+	try {
+		for (let page = 2; ; page++) {
+			for (
+				;
+				next < page + parallel && (first.pages === undefined ? next === page : next <= first.pages);
+				next++
+			) {
+				const pending = read(next);
+				// Read ahead; its error, if it is ever used, is thrown below.
+				pending.catch(() => undefined);
+				ahead.set(next, pending);
+			}
+			const facts = await ahead.get(page)!;
+			ahead.delete(page);
+			add(facts.content);
+			if (facts.isLast || open.size === 0) return result();
+		}
+	} finally {
+		// Pages read past the one that settles everything are not used; none is left running.
+		await Promise.allSettled(ahead.values());
+	}
+}
