@@ -106,4 +106,43 @@ describe('Contact → Get Many', () => {
 		expect(result.error?.message).toBe('User ID must be a whole number of 1 or more, got 0');
 		expect(ctx.sim.requests).toEqual([]);
 	});
+
+	test('Return All set by an expression to true reads every contact', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: '={{ $json.all }}' }),
+			items: [{ all: true }],
+			credentials: ctx.credentials,
+		});
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(230);
+	});
+
+	test('a Limit of -5 under Continue On Fail is one error item paired to its item', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: '={{ $json.limit }}' }),
+			items: [{ limit: -5 }, { limit: 1 }],
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
+			[{ item: 0 }, 'Limit must be a whole number of 1 or more, got -5'],
+			[{ item: 1 }, 'record'],
+		]);
+		expect(queries()).toEqual([{ page: '1', records: '1' }]);
+	});
+
+	test('a Limit of "abc" under Continue (using error output) is one error item on the error output', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: '={{ "abc" }}' }),
+			credentials: ctx.credentials,
+			onError: 'continueErrorOutput',
+		});
+		expect(result.items).toEqual([]);
+		expect(result.errorItems).toEqual([
+			expect.objectContaining({
+				json: { error: 'Limit must be a whole number of 1 or more, got "abc"' },
+				pairedItem: { item: 0 },
+			}),
+		]);
+		expect(ctx.sim.requests).toEqual([]);
+	});
 });

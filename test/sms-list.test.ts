@@ -1,4 +1,4 @@
-import { runWorkflow } from './helpers/n8n';
+import { loadedNodeDescription, runWorkflow } from './helpers/n8n';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 250 });
@@ -472,5 +472,133 @@ describe('SMS → Get Many: Limit per item', () => {
 		expect(pairs.filter((p) => p === 0)).toHaveLength(10);
 		expect(pairs.filter((p) => p === 1)).toHaveLength(250);
 		expect(pairs.filter((p) => p === 2)).toHaveLength(20);
+	});
+});
+
+describe('SMS → Get Many: Return All and Limit by expression', () => {
+	test('Return All set by an expression to true reads every page', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: '={{ true }}' }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(250);
+		expect(queriesByPage().map((q) => q.records)).toEqual(['100', '100', '100']);
+	});
+
+	test('Return All from each item: all records for one, the Limit for the other', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: '={{ $json.all }}', limit: 5 }),
+			items: [{ all: true }, { all: false }],
+			credentials: ctx.credentials,
+		});
+		const pairs = result.items.map((item) => (item.pairedItem as { item: number }).item);
+		expect(pairs.filter((p) => p === 0)).toHaveLength(250);
+		expect(pairs.filter((p) => p === 1)).toHaveLength(5);
+	});
+
+	test('Return All that is not true or false is refused, naming Return All, before any request', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: '={{ $json.all }}' }),
+			items: [{ all: 'yes' }],
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('Return All must be true or false, got "yes"');
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test.each([-5, '={{ "abc" }}'])(
+		'a Limit of %p under Continue On Fail is one error item paired to its item; the others are listed',
+		async (limit) => {
+			const result = await runWorkflow({
+				parameters: getMany({ limit: '={{ $json.limit }}' }),
+				items: [{ limit: 2 }, { limit: limit === -5 ? -5 : 'abc' }, { limit: 3 }],
+				credentials: ctx.credentials,
+				continueOnFail: true,
+			});
+			const shown = limit === -5 ? '-5' : '"abc"';
+			expect(result.items.map((item) => [item.pairedItem, item.json.error ?? 'record'])).toEqual([
+				[{ item: 0 }, 'record'],
+				[{ item: 0 }, 'record'],
+				[{ item: 1 }, `Limit must be a whole number of 1 or more, got ${shown}`],
+				[{ item: 2 }, 'record'],
+				[{ item: 2 }, 'record'],
+				[{ item: 2 }, 'record'],
+			]);
+			expect(queries().map((q) => q.records)).toEqual(['2', '3']);
+		},
+	);
+
+	test.each([-5, '={{ "abc" }}'])(
+		'a Limit of %p under Continue (using error output) is one error item on the error output',
+		async (limit) => {
+			const result = await runWorkflow({
+				parameters: getMany({ limit }),
+				items: [{}],
+				credentials: ctx.credentials,
+				onError: 'continueErrorOutput',
+			});
+			const shown = limit === -5 ? '-5' : '"abc"';
+			expect(result.error).toBeUndefined();
+			expect(result.items).toEqual([]);
+			expect(result.errorItems).toEqual([
+				expect.objectContaining({
+					json: { error: `Limit must be a whole number of 1 or more, got ${shown}` },
+					pairedItem: { item: 0 },
+				}),
+			]);
+			expect(ctx.sim.requests).toEqual([]);
+		},
+	);
+});
+
+describe('SMS → Get Many: the date filters as the API documents them', () => {
+	const sentOn = (sentAt: string) =>
+		ctx.sim.addSms({
+			recipient: '254700000001',
+			content: `sent ${sentAt}`,
+			sentAt,
+			campaignId: undefined,
+		}).id as number;
+
+	test('the fields say what start-date and end-date mean to the API', () => {
+		const filters = loadedNodeDescription().properties.find(
+			(p) => p.name === 'filters' && p.displayOptions?.show?.resource?.includes('sms'),
+		);
+		const description = (name: string) =>
+			(filters?.options as Array<{ name: string; description?: string }>).find(
+				(o) => o.name === name,
+			)?.description;
+		expect(description('startDate')).toMatch(
+			/^Only messages sent after this date: the API's start-date\./,
+		);
+		expect(description('endDate')).toMatch(
+			/^Only messages sent before this date: the API's end-date\./,
+		);
+		expect(description('endDate')).toContain('Messages sent on the date itself are not listed');
+	});
+
+	test('the dates are sent as given, no day added: the end date itself is not listed', async () => {
+		ctx.sim.sms.splice(0);
+		const [before, onStart, onEnd] = [
+			sentOn('2026-11-01T23:59:59Z'),
+			sentOn('2026-11-02T00:00:00Z'),
+			sentOn('2026-11-05T08:00:00Z'),
+		];
+		const between = sentOn('2026-11-04T23:59:59Z');
+		const result = await runWorkflow({
+			parameters: getMany({
+				returnAll: true,
+				filters: { startDate: '2026-11-02', endDate: '2026-11-05' },
+			}),
+			credentials: ctx.credentials,
+		});
+		expect(queries()).toEqual([
+			{ page: '1', records: '100', 'start-date': '2026-11-02', 'end-date': '2026-11-05' },
+		]);
+		const ids = result.items.map((item) => item.json.id);
+		expect(ids.sort()).toEqual([onStart, between].sort());
+		expect(ids).not.toContain(before);
+		expect(ids).not.toContain(onEnd);
 	});
 });

@@ -945,14 +945,15 @@ class Simulator {
 		];
 	}
 
-	// The spec says "sent after" start-date and "before" end-date without saying whether the named
-	// day counts; the project reads both as including it (README, SMS → Get Many), and so does this.
+	// Spec 4.4: start-date lists "messages sent after this date", end-date "messages sent before this
+	// date". A date is read as its first instant, 00:00 UTC: a message sent on the start date is after
+	// it, one sent on the end date is not before it.
 	smsRows(status, start, end, campaign, userId, text, sort) {
 		const rows = this.sms.filter(
 			(s) =>
 				(status === null || status === 'all' || s.status === status) &&
 				(start === undefined || Date.parse(s.sentAt) >= start) &&
-				(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
+				(end === undefined || Date.parse(s.sentAt) < end) &&
 				(campaign === null || s.campaignId === campaign) &&
 				(userId === undefined || s.userId === userId) &&
 				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),

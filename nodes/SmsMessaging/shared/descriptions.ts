@@ -1,8 +1,7 @@
 import { NodeConnectionTypes, type Icon, type INodeProperties } from 'n8n-workflow';
 
-import { checkedRouting, getManyPages } from './routing';
+import { checkedRouting, getManyPages, type CheckedParameter } from './routing';
 import type { SmsListFilter } from './smsFilters';
-import { positiveInteger } from './validation';
 
 /** The icon of both nodes (paths from their folders under nodes/). */
 export const SMS_ICON: Icon = {
@@ -19,8 +18,23 @@ export const MAIN_CONNECTION =
 
 type ShowFor = { resource: string[]; operation: string[] };
 
-/** Return All and Limit for a Get Many operation; both lists page the same way. */
-export function listControls(showFor: ShowFor): INodeProperties[] {
+/** A list filter as its parameter in the `filters` collection, checked and sent by routing. */
+function filterParameter({ property, check, query }: SmsListFilter): CheckedParameter {
+	return {
+		parameter: `filters.${property.name}`,
+		label: property.displayName,
+		check,
+		send: { type: 'query', property: query },
+		optional: true,
+	};
+}
+
+/**
+ * Return All, Limit and Filters of a Get Many operation (both lists page the same way). Return All
+ * and Limit are read per item by the request hook, which also checks every filter given.
+ */
+export function listControls(showFor: ShowFor, filters: SmsListFilter[]): INodeProperties[] {
+	const parameters = filters.map(filterParameter);
 	return [
 		{
 			displayName: 'Return All',
@@ -30,7 +44,7 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
 			// Pages are read with and without Return All: a Limit over 100 takes several pages.
-			routing: { send: { paginate: true }, operations: { pagination: getManyPages } },
+			routing: { send: { paginate: true }, operations: { pagination: getManyPages(parameters) } },
 		},
 		{
 			displayName: 'Limit',
@@ -40,24 +54,18 @@ export function listControls(showFor: ShowFor): INodeProperties[] {
 			typeOptions: { minValue: 1 },
 			default: 50,
 			description: 'Max number of results to return',
-			routing: {
-				...checkedRouting({ parameter: 'limit', label: 'Limit', check: positiveInteger }),
-				output: { maxResults: '={{ $value }}' },
-			},
+		},
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			displayOptions: { show: showFor },
+			options: filters.map((filter, k) => ({
+				...filter.property,
+				routing: checkedRouting(parameters[k]),
+			})),
 		},
 	];
-}
-
-/** A list filter as a field of a Get Many operation, checked and sent by routing. */
-export function filterField({ property, check, query }: SmsListFilter): INodeProperties {
-	return {
-		...property,
-		routing: checkedRouting({
-			parameter: `filters.${property.name}`,
-			label: property.displayName,
-			check,
-			send: { type: 'query', property: query },
-			optional: true,
-		}),
-	};
 }

@@ -160,7 +160,7 @@ function wrapperData(statusCode: number, body: unknown): JsonObject | undefined 
  * Reads an API answer: its `data` object, or the error the user sees when it is not a success
  * wrapper (an error status, or a 2xx that is not the documented JSON).
  */
-export function readAnswer(
+function readAnswer(
 	node: INode,
 	statusCode: number,
 	body: unknown,

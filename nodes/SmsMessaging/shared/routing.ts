@@ -6,20 +6,18 @@ import {
 	type IDataObject,
 	type IExecutePaginationFunctions,
 	type IExecuteSingleFunctions,
-	type IHttpRequestOptions,
 	type IN8nHttpFullResponse,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodePropertyRouting,
 	type JsonObject,
-	type PostReceiveAction,
-	type PreSendAction,
 } from 'n8n-workflow';
 
 import {
 	errorItem,
 	nodeError,
-	readAnswer,
 	SENDER_ID_UNKNOWN_OUTCOME,
+	unwrapData,
 	type ApiOperation,
 } from './errors';
 import { checkedPage, collectPages } from './list';
@@ -33,11 +31,16 @@ import {
 	unansweredText,
 	type Unanswered,
 } from './transport';
-import { fieldsOf, isSet, type FieldRef } from './validation';
+import { booleanValue, fieldsOf, isSet, positiveInteger, type FieldRef } from './validation';
 
-// Hooks for n8n's declarative routing: the checks a parameter gets before the item's request
-// (preSend), the reading of the API's answer (postReceive), and the request itself with its
-// retries and pages (routing's `operations.pagination`, its one hook around the request).
+// Hooks for n8n's declarative routing. Each routed operation (Sender ID → Create and Update, both
+// Get Many) has one request hook, routing's `operations.pagination` function, which n8n calls once
+// per item when `send.paginate` is true. It relies only on what n8n documents for declarative
+// nodes: the hook's `this` is the item's context (IExecutePaginationFunctions extends
+// IExecuteSingleFunctions), `this.makeRoutingRequest(requestData)` makes the request with the
+// options it is given and resolves to what the operation's postReceive returned, and
+// `ignoreHttpStatusErrors` (in the node's requestDefaults) gives every status to postReceive. No
+// state passes between the hooks outside those arguments and return values.
 
 type ResultOptions = DeclarativeRestApiSettings.ResultOptions;
 
@@ -47,63 +50,68 @@ async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefin
 	return (await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken;
 }
 
-/** The status of every answer read by `apiAnswer`, and its Retry-After, for the retries. */
-const answers = new WeakMap<object, { statusCode: number; retryAfter: unknown }>();
+/** An answer of the API as postReceive hands it to the request hook. */
+interface Answer {
+	statusCode: number;
+	/** The Retry-After header, for the retries of a 429 or 503. */
+	retryAfter: unknown;
+	body: unknown;
+}
 
 /**
- * postReceive: checks the API's answer and gives its `data` object, paired to the item. An error
- * status becomes the API's message with each `errors` entry and what to do; a 2xx that is not the
- * documented wrapper is an error too, never an empty item. The token never appears in either.
+ * postReceive of every routed operation: hands the API's answer, its status and Retry-After
+ * included, to the operation's request hook as one item. The hook reads it: n8n's routing alone
+ * would give the hook only the body.
  */
-export function apiAnswer(operation: ApiOperation): PostReceiveAction {
-	return async function (
-		this: IExecuteSingleFunctions,
-		_items: INodeExecutionData[],
-		response: IN8nHttpFullResponse,
-	): Promise<INodeExecutionData[]> {
-		const itemIndex = this.getItemIndex();
-		const read = readAnswer(this.getNode(), response.statusCode, response.body, {
-			operation,
-			itemIndex,
-			apiToken: await apiToken.call(this),
-			senderId: operation === 'senderId:update' ? this.getNodeParameter('id', '') : undefined,
-		});
-		const answer = { statusCode: response.statusCode, retryAfter: response.headers['retry-after'] };
-		if ('error' in read) {
-			answers.set(read.error, answer);
-			throw read.error;
-		}
-		answers.set(read.data, answer);
-		return [{ json: read.data, pairedItem: { item: itemIndex } }];
+export async function handAnswer(
+	this: IExecuteSingleFunctions,
+	_items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+): Promise<INodeExecutionData[]> {
+	const answer: Answer = {
+		statusCode: response.statusCode,
+		retryAfter: response.headers?.['retry-after'],
+		body: response.body,
 	};
+	return [{ json: answer as unknown as IDataObject }];
+}
+
+/** The answer in what `makeRoutingRequest` resolved to: the one item `handAnswer` returned. */
+function answerIn(this: IExecutePaginationFunctions, items: INodeExecutionData[]): Answer {
+	const answer = items.length === 1 ? (items[0].json as Partial<Answer>) : undefined;
+	if (typeof answer?.statusCode !== 'number') {
+		// Only if a release of n8n stopped handing postReceive's items to the request hook.
+		throw new NodeOperationError(
+			this.getNode(),
+			"n8n's routing did not hand the API's answer to the node",
+			{
+				itemIndex: this.getItemIndex(),
+				description: 'This version of n8n routes requests in a way the node does not support.',
+			},
+		);
+	}
+	return answer as Answer;
 }
 
 /**
  * Makes the routed request, retrying only what proves that nothing was processed: 429 and 503
  * (honouring Retry-After), and a connection that was refused or never resolved. Any other failure
  * without an answer is never retried and becomes the error `unanswered` words. Requests sharing a
- * `gate` wait together after a 429 or 503 on any of them.
+ * `gate` wait together after a 429 or 503 on any of them. Gives the last answer, to be read.
  */
 async function routedRequest(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
 	unanswered: (failure: Unanswered) => Error,
 	gate = new RetryGate(),
-): Promise<JsonObject> {
+): Promise<Answer> {
 	for (let attempt = 1; ; attempt++) {
 		await gate.pass();
+		let answer: Answer;
 		try {
-			const [answer] = await this.makeRoutingRequest(requestData);
-			return answer.json as JsonObject;
+			answer = answerIn.call(this, await this.makeRoutingRequest(requestData));
 		} catch (caught) {
 			const error = nodeError(this.getNode(), caught, this.getItemIndex());
-			const answer = answers.get(error);
-			if (answer) {
-				const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer.statusCode, answer.retryAfter);
-				if (wait === undefined) throw error;
-				gate.holdFor(wait);
-				continue;
-			}
 			if (!(error instanceof NodeApiError)) throw error;
 			const failure = networkFailure(error, DEFAULT_RETRY, attempt, await apiToken.call(this));
 			if ('retryInMs' in failure) {
@@ -112,28 +120,87 @@ async function routedRequest(
 			}
 			throw unanswered(failure);
 		}
+		const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer.statusCode, answer.retryAfter);
+		if (wait === undefined) return answer;
+		gate.holdFor(wait);
 	}
 }
 
-/**
- * Bad input found by a preSend under Continue On Fail, by the request options of its item: the
- * request hook reports it instead of making the request, so that its error item is paired.
- */
-const refusedInput = new WeakMap<object, NodeApiError | NodeOperationError>();
+type Check = (ref: FieldRef, value: unknown) => unknown;
+
+/** A parameter of a routed operation whose value is checked before the item's request. */
+export interface CheckedParameter {
+	/** The parameter's path, as in the workflow JSON (`filters.startDate`). */
+	parameter: string;
+	/** Its name as shown in the editor. */
+	label: string;
+	/** Gives the value to send, or throws the error that names the item and the field. */
+	check: Check;
+	/** Where the checked value goes. */
+	send: { type: 'body' | 'query'; property: string };
+	/** An optional parameter left empty is not sent. */
+	optional?: boolean;
+}
+
+/** The routing of a checked parameter: sent where it goes; the request hook checks it. */
+export function checkedRouting({ send }: CheckedParameter): INodePropertyRouting {
+	return { send: { type: send.type, property: send.property } };
+}
+
+/** A field of a routed operation, with the check its request hook gives it. */
+export interface CheckedField {
+	property: INodeProperties;
+	parameter: CheckedParameter;
+}
+
+/** A top-level field sent in the body (under its own name unless `property` says otherwise). */
+export function bodyField(
+	field: INodeProperties,
+	check: Check,
+	property = field.name,
+): CheckedField {
+	const parameter: CheckedParameter = {
+		parameter: field.name,
+		label: field.displayName,
+		check,
+		send: { type: 'body', property },
+	};
+	return { property: { ...field, routing: checkedRouting(parameter) }, parameter };
+}
 
 /**
- * With Continue On Fail, an item whose input was refused or whose request failed comes out as
- * n8n's error item, paired to it (n8n's routing would leave it unpaired), and the other items go
- * on.
+ * The item's request with every parameter of `parameters` checked: the checked value (trimmed,
+ * normalised, a date as YYYY-MM-DD) replaces the one routing put in, and an optional parameter
+ * left empty is left out. Throws the error of the first bad value, before any request.
+ */
+function checkedRequest(
+	this: IExecutePaginationFunctions,
+	requestData: ResultOptions,
+	parameters: CheckedParameter[],
+): ResultOptions {
+	const ref = fieldsOf(this.getNode(), this.getItemIndex());
+	const qs = { ...(requestData.options.qs as IDataObject | undefined) };
+	const body = { ...(requestData.options.body as IDataObject | undefined) };
+	for (const { parameter, label, check, send, optional } of parameters) {
+		const value = this.getNodeParameter(parameter, null) as unknown;
+		const target = send.type === 'body' ? body : qs;
+		if (optional && !isSet(value)) delete target[send.property];
+		else target[send.property] = check(ref(parameter, label), value) as IDataObject[string];
+	}
+	const options = { ...requestData.options, qs };
+	if (requestData.options.body !== undefined) options.body = body;
+	return { ...requestData, options };
+}
+
+/**
+ * The item's results, or with Continue On Fail (either mode) its error as n8n's error item, paired
+ * to it, and the other items go on. Without Continue On Fail the error stops the run.
  */
 async function orErrorItem(
-	this: IExecuteSingleFunctions,
-	requestData: ResultOptions,
+	this: IExecutePaginationFunctions,
 	run: () => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
 	try {
-		const refused = refusedInput.get(requestData.options);
-		if (refused) throw refused;
 		return await run();
 	} catch (caught) {
 		const itemIndex = this.getItemIndex();
@@ -143,18 +210,24 @@ async function orErrorItem(
 	}
 }
 
-/** The request of Sender ID → Create or Update, one per item, with its retries. */
-export function senderIdRequest(operation: 'create' | 'update') {
+/**
+ * The request hook of Sender ID → Create or Update: checks the item's `parameters`, then makes
+ * its one request, with its retries.
+ */
+export function senderIdRequest(operation: 'create' | 'update', parameters: CheckedParameter[]) {
+	const apiOperation: ApiOperation = `senderId:${operation}`;
 	return async function (
 		this: IExecutePaginationFunctions,
 		requestData: ResultOptions,
 	): Promise<INodeExecutionData[]> {
-		return await orErrorItem.call(this, requestData, async () => {
+		return await orErrorItem.call(this, async () => {
+			const node = this.getNode();
 			const itemIndex = this.getItemIndex();
-			const senderId = await routedRequest.call(this, requestData, (failure) => {
+			const request = checkedRequest.call(this, requestData, parameters);
+			const answer = await routedRequest.call(this, request, (failure) => {
 				const notSent = failure.outcome === 'notSent';
 				return new NodeOperationError(
-					this.getNode(),
+					node,
 					notSent ? `Not sent: ${unansweredText(failure)}` : capitalised(unansweredText(failure)),
 					{
 						itemIndex,
@@ -164,106 +237,72 @@ export function senderIdRequest(operation: 'create' | 'update') {
 					},
 				);
 			});
+			const senderId = unwrapData(node, answer.statusCode, answer.body, {
+				operation: apiOperation,
+				itemIndex,
+				apiToken: await apiToken.call(this),
+				senderId: operation === 'update' ? this.getNodeParameter('id', '') : undefined,
+			});
 			return [{ json: senderId, pairedItem: { item: itemIndex } }];
 		});
 	};
 }
 
 /**
- * Get Many of both lists: the item's records up to the Limit (`maxResults`, set by the Limit
- * field) or all of them with Return All; after the first page, several pages at once when the API
- * says how many there are, all of them held back together by a 429 or 503 on any.
+ * How many records the item asks for: Infinity with Return All, else its Limit. Both are read
+ * here for each item, so that either may be set by an expression.
  */
-export async function getManyPages(
-	this: IExecutePaginationFunctions,
-	requestData: ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await orErrorItem.call(this, requestData, async () => {
-		const node = this.getNode();
-		const itemIndex = this.getItemIndex();
-		const { maxResults } = requestData;
-		const limit = isSet(maxResults) ? Number(maxResults) : Infinity;
-		const gate = new RetryGate();
-		const readPage = async (page: number, pageSize: number) => {
-			const options = {
-				...requestData.options,
-				qs: { ...requestData.options.qs, page, records: pageSize },
-			};
-			const data = await routedRequest.call(
-				this,
-				{ ...requestData, options },
-				(failure) => {
-					return new NodeOperationError(
-						node,
-						`Page ${page} of the list could not be read: ${failure.reason}`,
-						{ itemIndex, description: 'Reading a list changes nothing; running it again is safe.' },
-					);
-				},
-				gate,
-			);
-			const statusCode = answers.get(data)?.statusCode ?? 200;
-			return checkedPage(node, statusCode, data, page, { operation: 'list', itemIndex });
-		};
-		const records = await collectPages(readPage, limit, { parallel: DEFAULT_PARALLEL_REQUESTS });
-		return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
-	});
-}
-
-type Check = (ref: FieldRef, value: unknown) => unknown;
-
-interface CheckedParameter {
-	/** The parameter's path, as in the workflow JSON (`filters.startDate`). */
-	parameter: string;
-	/** Its name as shown in the editor. */
-	label: string;
-	/** Gives the value to send, or throws the error that names the item and the field. */
-	check: Check;
-	/** Where the checked value goes; without it the parameter is only checked. */
-	send?: { type: 'body' | 'query'; property: string };
-	/** An optional parameter left empty is not sent. */
-	optional?: boolean;
+function recordsWanted(this: IExecutePaginationFunctions): number {
+	const ref = fieldsOf(this.getNode(), this.getItemIndex());
+	const returnAll = this.getNodeParameter('returnAll', false) as unknown;
+	if (booleanValue(ref('returnAll', 'Return All'), returnAll)) return Infinity;
+	return positiveInteger(ref('limit', 'Limit'), this.getNodeParameter('limit', null));
 }
 
 /**
- * preSend: checks the item's value of one parameter before the item's request, and sends the
- * checked value (trimmed, normalised, a date as YYYY-MM-DD) instead of the raw one. A bad value
- * stops this item's request.
+ * The request hook of both lists' Get Many: checks the item's `parameters`, Return All and Limit,
+ * then reads the item's records up to the Limit or all of them; after the first page, several
+ * pages at once when the API says how many there are, all of them held back together by a 429 or
+ * 503 on any.
  */
-function checkParameter({
-	parameter,
-	label,
-	check,
-	send,
-	optional,
-}: CheckedParameter): PreSendAction {
-	return async function (this: IExecuteSingleFunctions, requestOptions: IHttpRequestOptions) {
-		const value = this.getNodeParameter(parameter, undefined) as unknown;
-		const target = (send?.type === 'body' ? requestOptions.body : requestOptions.qs) as IDataObject;
-		if (optional && !isSet(value)) {
-			if (send) delete target[send.property];
-			return requestOptions;
-		}
-		const itemIndex = this.getItemIndex();
-		const ref = fieldsOf(this.getNode(), itemIndex)(parameter, label);
-		let checked: unknown;
-		try {
-			checked = check(ref, value);
-		} catch (error) {
-			// n8n's routing turns a preSend's error into an unpaired error item: the request hook
-			// reports it instead, paired. The first refusal of an item is the one reported.
-			if (!this.continueOnFail()) throw nodeError(this.getNode(), error, itemIndex);
-			if (!refusedInput.has(requestOptions)) {
-				refusedInput.set(requestOptions, nodeError(this.getNode(), error, itemIndex));
-			}
-			return requestOptions;
-		}
-		if (send) target[send.property] = checked as IDataObject[string];
-		return requestOptions;
+export function getManyPages(parameters: CheckedParameter[]) {
+	return async function (
+		this: IExecutePaginationFunctions,
+		requestData: ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		return await orErrorItem.call(this, async () => {
+			const node = this.getNode();
+			const itemIndex = this.getItemIndex();
+			const limit = recordsWanted.call(this);
+			const request = checkedRequest.call(this, requestData, parameters);
+			const token = await apiToken.call(this);
+			const gate = new RetryGate();
+			const readPage = async (page: number, pageSize: number): Promise<JsonObject> => {
+				const options = {
+					...request.options,
+					qs: { ...request.options.qs, page, records: pageSize },
+				};
+				const answer = await routedRequest.call(
+					this,
+					{ ...request, options },
+					(failure) => {
+						return new NodeOperationError(
+							node,
+							`Page ${page} of the list could not be read: ${failure.reason}`,
+							{
+								itemIndex,
+								description: 'Reading a list changes nothing; running it again is safe.',
+							},
+						);
+					},
+					gate,
+				);
+				const context = { operation: 'list', itemIndex, apiToken: token } as const;
+				const data = unwrapData(node, answer.statusCode, answer.body, context);
+				return checkedPage(node, answer.statusCode, data, page, context);
+			};
+			const records = await collectPages(readPage, limit, { parallel: DEFAULT_PARALLEL_REQUESTS });
+			return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+		});
 	};
-}
-
-/** The routing of a parameter whose value is checked, and sent as `send` says when it says. */
-export function checkedRouting(options: CheckedParameter): INodePropertyRouting {
-	const preSend = [checkParameter(options)];
-	return options.send ? { send: { ...options.send, preSend } } : { send: { preSend } };
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { apiAnswer } from '../../shared/routing';
+import { handAnswer } from '../../shared/routing';
 import { contactGetManyDescription } from './getAll';
 
 export const contactDescription: INodeProperties[] = [
@@ -20,7 +20,7 @@ export const contactDescription: INodeProperties[] = [
 				// The contact list accepts no `sort` parameter (spec 4.5): nothing here sends one.
 				routing: {
 					request: { method: 'GET', url: '/contacts' },
-					output: { postReceive: [apiAnswer('list')] },
+					output: { postReceive: [handAnswer] },
 				},
 			},
 		],

@@ -2,6 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { senderIdFields } from './fields';
 
+/** The checked fields of Sender ID → Create, in the order they are checked. */
+export const senderIdCreateFields = senderIdFields('create');
+
 export const senderIdCreateDescription: INodeProperties[] = [
 	{
 		displayName:
@@ -11,5 +14,5 @@ export const senderIdCreateDescription: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { resource: ['senderId'], operation: ['create'] } },
 	},
-	...senderIdFields('create'),
+	...senderIdCreateFields.map((field) => field.property),
 ];

@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { checkedRouting } from '../../shared/routing';
+import { bodyField, type CheckedField } from '../../shared/routing';
 import { oneOf, requiredText, senderIdName } from '../../shared/validation';
 
 const PURPOSES: INodePropertyOptions[] = [
@@ -34,43 +34,32 @@ function optionsField(
 	field: Pick<INodeProperties, 'displayName' | 'name' | 'default' | 'description'> & {
 		options: INodePropertyOptions[];
 	},
-): INodeProperties {
+): CheckedField {
 	const allowed = field.options.map((option) => String(option.value));
-	return {
-		...field,
-		type: 'options',
-		required: true,
-		displayOptions: { show },
-		routing: checkedRouting({
-			parameter: field.name,
-			label: field.displayName,
-			check: (ref, value) => oneOf(ref, value, allowed),
-			send: { type: 'body', property: field.name },
-		}),
-	};
+	return bodyField(
+		{ ...field, type: 'options', required: true, displayOptions: { show } },
+		(ref, value) => oneOf(ref, value, allowed),
+	);
 }
 
 /** Name, purpose, access and sample: the body both create and update send, each checked. */
-export function senderIdFields(operation: 'create' | 'update'): INodeProperties[] {
+export function senderIdFields(operation: 'create' | 'update'): CheckedField[] {
 	const show: Show = { resource: ['senderId'], operation: [operation] };
 	return [
-		{
-			displayName: 'Name',
-			name: 'name',
-			type: 'string',
-			required: true,
-			default: '',
-			placeholder: 'e.g. ACMESHOP',
-			description:
-				'The sender name recipients see instead of a phone number: 1 to 11 characters, usually letters and digits',
-			displayOptions: { show },
-			routing: checkedRouting({
-				parameter: 'name',
-				label: 'Name',
-				check: senderIdName,
-				send: { type: 'body', property: 'name' },
-			}),
-		},
+		bodyField(
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				required: true,
+				default: '',
+				placeholder: 'e.g. ACMESHOP',
+				description:
+					'The sender name recipients see instead of a phone number: 1 to 11 characters, usually letters and digits',
+				displayOptions: { show },
+			},
+			senderIdName,
+		),
 		optionsField(show, {
 			displayName: 'Purpose',
 			name: 'purpose',
@@ -85,23 +74,20 @@ export function senderIdFields(operation: 'create' | 'update'): INodeProperties[
 			description: 'Who can see this Sender ID',
 			options: ACCESS,
 		}),
-		{
-			displayName: 'Sample Message',
-			name: 'sample',
-			type: 'string',
-			required: true,
-			default: '',
-			typeOptions: { rows: 3 },
-			placeholder: 'e.g. Your order 1234 has shipped and arrives on Friday.',
-			description:
-				'An example of a message you will send with this Sender ID. The service reviews it before approving the Sender ID.',
-			displayOptions: { show },
-			routing: checkedRouting({
-				parameter: 'sample',
-				label: 'Sample Message',
-				check: requiredText,
-				send: { type: 'body', property: 'sample' },
-			}),
-		},
+		bodyField(
+			{
+				displayName: 'Sample Message',
+				name: 'sample',
+				type: 'string',
+				required: true,
+				default: '',
+				typeOptions: { rows: 3 },
+				placeholder: 'e.g. Your order 1234 has shipped and arrives on Friday.',
+				description:
+					'An example of a message you will send with this Sender ID. The service reviews it before approving the Sender ID.',
+				displayOptions: { show },
+			},
+			requiredText,
+		),
 	];
 }

@@ -1,8 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { apiAnswer, senderIdRequest } from '../../shared/routing';
-import { senderIdCreateDescription } from './create';
-import { senderIdUpdateDescription } from './update';
+import { handAnswer, senderIdRequest, type CheckedField } from '../../shared/routing';
+import { senderIdCreateDescription, senderIdCreateFields } from './create';
+import { senderIdUpdateDescription, senderIdUpdateFields } from './update';
+
+const parametersOf = (fields: CheckedField[]) => fields.map((field) => field.parameter);
 
 export const senderIdDescription: INodeProperties[] = [
 	{
@@ -20,10 +22,13 @@ export const senderIdDescription: INodeProperties[] = [
 					'Register a sender name for approval. It starts as PENDING and can send once approved (1 to 3 business weeks).',
 				routing: {
 					request: { method: 'POST', url: '/sender-ids' },
-					// Routing's hook around the request, here for its retries (one request per item).
+					// Routing's hook around the request: the checks, the retries and the reading of
+					// the answer (one request per item).
 					send: { paginate: true },
-					operations: { pagination: senderIdRequest('create') },
-					output: { postReceive: [apiAnswer('senderId:create')] },
+					operations: {
+						pagination: senderIdRequest('create', parametersOf(senderIdCreateFields)),
+					},
+					output: { postReceive: [handAnswer] },
 				},
 			},
 			{
@@ -34,8 +39,10 @@ export const senderIdDescription: INodeProperties[] = [
 				routing: {
 					request: { method: 'PUT', url: '/sender-ids' },
 					send: { paginate: true },
-					operations: { pagination: senderIdRequest('update') },
-					output: { postReceive: [apiAnswer('senderId:update')] },
+					operations: {
+						pagination: senderIdRequest('update', parametersOf(senderIdUpdateFields)),
+					},
+					output: { postReceive: [handAnswer] },
 				},
 			},
 		],

@@ -1,10 +1,32 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkedRouting } from '../../shared/routing';
+import { bodyField } from '../../shared/routing';
 import { positiveInteger } from '../../shared/validation';
 import { senderIdFields } from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };
+
+/** The checked fields of Sender ID → Update, in the order they are checked. */
+export const senderIdUpdateFields = [
+	bodyField(
+		{
+			displayName: 'Sender ID Number',
+			name: 'id',
+			type: 'number',
+			required: true,
+			// Empty, so that the editor asks for it: every ID the API gives is 1 or more.
+			default: '',
+			placeholder: 'e.g. 42',
+			description:
+				'The number that identifies the Sender ID to update: the ID that Create returned, not its name',
+			displayOptions: { show: showOnlyForSenderIdUpdate },
+		},
+		positiveInteger,
+		// The API takes the Sender ID's number as body field `senderId`.
+		'senderId',
+	),
+	...senderIdFields('update'),
+];
 
 export const senderIdUpdateDescription: INodeProperties[] = [
 	{
@@ -15,24 +37,5 @@ export const senderIdUpdateDescription: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: showOnlyForSenderIdUpdate },
 	},
-	{
-		displayName: 'Sender ID Number',
-		name: 'id',
-		type: 'number',
-		required: true,
-		// Empty, so that the editor asks for it: every ID the API gives is 1 or more.
-		default: '',
-		placeholder: 'e.g. 42',
-		description:
-			'The number that identifies the Sender ID to update: the ID that Create returned, not its name',
-		displayOptions: { show: showOnlyForSenderIdUpdate },
-		// The API takes the Sender ID's number as body field `senderId`.
-		routing: checkedRouting({
-			parameter: 'id',
-			label: 'Sender ID Number',
-			check: positiveInteger,
-			send: { type: 'body', property: 'senderId' },
-		}),
-	},
-	...senderIdFields('update'),
+	...senderIdUpdateFields.map((field) => field.property),
 ];

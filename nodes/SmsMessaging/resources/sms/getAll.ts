@@ -5,73 +5,67 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { filterField, listControls } from '../../shared/descriptions';
-import { checkedRouting } from '../../shared/routing';
-import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS, SMS_STATUSES } from '../../shared/smsFilters';
+import { listControls } from '../../shared/descriptions';
+import {
+	SMS_LIST_FILTERS,
+	SMS_STATUS_OPTIONS,
+	SMS_STATUSES,
+	type SmsListFilter,
+} from '../../shared/smsFilters';
 import { apiDate, oneOf } from '../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
 
-export const smsGetManyDescription: INodeProperties[] = [
-	...listControls(showOnlyForSmsGetMany),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: { show: showOnlyForSmsGetMany },
-		options: [
-			filterField(SMS_LIST_FILTERS.campaignId),
-			filterField(SMS_LIST_FILTERS.query),
-			{
-				displayName: 'Sent After',
-				name: 'startDate',
-				type: 'dateTime',
-				default: '',
-				description:
-					'Only messages sent on or after this day (sent as start-date). Only the date counts; the time of day is ignored.',
-				routing: checkedRouting({
-					parameter: 'filters.startDate',
-					label: 'Sent After',
-					check: apiDate,
-					send: { type: 'query', property: 'start-date' },
-					optional: true,
-				}),
-			},
-			{
-				displayName: 'Sent Before',
-				name: 'endDate',
-				type: 'dateTime',
-				default: '',
-				description:
-					'Only messages sent on or before this day (sent as end-date). Only the date counts; the time of day is ignored.',
-				routing: checkedRouting({
-					parameter: 'filters.endDate',
-					label: 'Sent Before',
-					check: apiDate,
-					send: { type: 'query', property: 'end-date' },
-					optional: true,
-				}),
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				default: 'DELIVERED',
-				description: 'Only messages in this delivery state',
-				routing: checkedRouting({
-					parameter: 'filters.status',
-					label: 'Status',
-					check: (ref, value) => oneOf(ref, value, SMS_STATUSES),
-					send: { type: 'query', property: 'status' },
-					optional: true,
-				}),
-				options: SMS_STATUS_OPTIONS,
-			},
-			filterField(SMS_LIST_FILTERS.userId),
-		],
+/** Sent After: the API's start-date, "messages sent after this date" (spec 4.4). */
+const sentAfter: SmsListFilter = {
+	property: {
+		displayName: 'Sent After',
+		name: 'startDate',
+		type: 'dateTime',
+		default: '',
+		description:
+			"Only messages sent after this date: the API's start-date. Only the date is sent (as YYYY-MM-DD); the time of day is ignored.",
 	},
+	check: apiDate,
+	query: 'start-date',
+};
+
+/** Sent Before: the API's end-date, "messages sent before this date" (spec 4.4). */
+const sentBefore: SmsListFilter = {
+	property: {
+		displayName: 'Sent Before',
+		name: 'endDate',
+		type: 'dateTime',
+		default: '',
+		description:
+			"Only messages sent before this date: the API's end-date. Messages sent on the date itself are not listed; to include a day, pick the day after it. Only the date is sent (as YYYY-MM-DD); the time of day is ignored.",
+	},
+	check: apiDate,
+	query: 'end-date',
+};
+
+const status: SmsListFilter = {
+	property: {
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		default: 'DELIVERED',
+		description: 'Only messages in this delivery state',
+		options: SMS_STATUS_OPTIONS,
+	},
+	check: (ref, value) => oneOf(ref, value, SMS_STATUSES),
+	query: 'status',
+};
+
+export const smsGetManyDescription: INodeProperties[] = [
+	...listControls(showOnlyForSmsGetMany, [
+		SMS_LIST_FILTERS.campaignId,
+		SMS_LIST_FILTERS.query,
+		sentAfter,
+		sentBefore,
+		status,
+		SMS_LIST_FILTERS.userId,
+	]),
 	{
 		displayName: 'Options',
 		name: 'options',

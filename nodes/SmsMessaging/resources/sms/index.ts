@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { apiAnswer } from '../../shared/routing';
+import { handAnswer } from '../../shared/routing';
 import { smsGetManyDescription } from './getAll';
 import { getStatus, smsGetStatusDescription } from './getStatus';
 import { send, smsSendDescription } from './send';
@@ -21,7 +21,7 @@ export const smsDescription: INodeProperties[] = [
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
 				routing: {
 					request: { method: 'GET', url: '/sms' },
-					output: { postReceive: [apiAnswer('list')] },
+					output: { postReceive: [handAnswer] },
 				},
 			},
 			{
