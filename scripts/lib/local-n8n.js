@@ -125,6 +125,7 @@ function install(line, target) {
 	fs.mkdirSync(work, { recursive: true });
 	fs.writeFileSync(path.join(work, 'package.json'), manifest);
 	fs.writeFileSync(path.join(work, 'package-lock.json'), lockfile);
+	const started = Date.now();
 	log(
 		`Installing the ${what}, n8n ${JSON.parse(manifest).dependencies.n8n}, into ${target.dir} (first run on this machine only, a few minutes)…`,
 	);
@@ -145,6 +146,8 @@ function install(line, target) {
 	fs.writeFileSync(path.join(work, '.installed'), manifest);
 	fs.rmSync(target.dir, { recursive: true, force: true });
 	fs.renameSync(work, target.dir);
+	const size = execFileSync('du', ['-sh', target.dir], { encoding: 'utf8' }).split('\t')[0];
+	log(`Installed the ${what} in ${Math.round((Date.now() - started) / 1000)} s (${size}B on disk).`);
 }
 
 /** Builds this package and packs it; returns the tarball's path. */
