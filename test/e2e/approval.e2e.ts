@@ -104,6 +104,12 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				body: new URLSearchParams({ approved }).toString(),
 			});
 
+		test('n8n offers the node, and on 2.x also as a Human review tool for AI agents', async () => {
+			const types = await n8n.nodeTypes();
+			expect(types).toContain(APPROVAL);
+			if (endpoints.line === '2.x') expect(types).toContain(`${APPROVAL}HitlTool`);
+		});
+
 		test('the SMS carries the message and n8n’s signed link; Approve on the page resumes the execution', async () => {
 			const { executionId, messages, link } = await waitingApproval();
 			expect(messages.map((message) => message.split('\n')[0])).toEqual([
