@@ -70,7 +70,10 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
-				const execution = await n8n.executionOutput(executionId, node);
+				// n8n saves the run data once the execution has started; until then there is none.
+				const execution = await n8n
+					.executionOutput(executionId, node)
+					.catch(() => ({ status: 'new', items: [] }));
 				if (done(execution.status)) return execution;
 				if (Date.now() > deadline) {
 					throw new Error(`execution ${executionId} is still ${execution.status}`);
