@@ -2,13 +2,19 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { planRun, runError, sendAll, sendBatch } from '../SmsMessaging/resources/sms/send';
 
+/** n8n 1.x checks a waiting execution's signature only once a node asked for it; 2.x always does. */
+type SignatureOptIn = { setSignatureValidationRequired?: () => void };
+
 /**
  * The link to the page where the recipient answers: n8n's signed resume URL where n8n has one, so
  * that n8n itself refuses a link that was not made for this execution and node. Older n8n 1.x
  * lines have no signature; their link is the execution's resume URL and the node's id.
  */
 export function answerLink(this: IExecuteFunctions): string {
-	if (typeof this.getSignedResumeUrl === 'function') return this.getSignedResumeUrl();
+	if (typeof this.getSignedResumeUrl === 'function') {
+		(this as IExecuteFunctions & SignatureOptIn).setSignatureValidationRequired?.();
+		return this.getSignedResumeUrl();
+	}
 	const resumeUrl = this.evaluateExpression('{{ $execution.resumeUrl }}', 0) as string;
 	return `${resumeUrl}/${encodeURIComponent(this.getNode().id)}`;
 }
