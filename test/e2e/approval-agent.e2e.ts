@@ -143,7 +143,11 @@ describeOn2x('n8n 2.x: Human review by SMS for an AI Agent', () => {
 					type: APPROVAL_HITL,
 					typeVersion: 1,
 					position: [440, 200],
-					parameters: { senderId: 'ACME', number: '254700000009' },
+					parameters: {
+						senderId: 'ACME',
+						number: '254700000009',
+						approvalOptions: { values: { approvalType: 'double' } },
+					},
 					credentials: { smsMessagingApi: smsCredential },
 				},
 				{
@@ -204,8 +208,11 @@ describeOn2x('n8n 2.x: Human review by SMS for an AI Agent', () => {
 	test('the tool call waits for the SMS approval, then the tool runs', async () => {
 		const { executionId, envelope } = await startAgent();
 		expect(envelope.number).toBe('254700000009');
-		const [text, link] = envelope.message.split('\n');
-		expect(text).toMatch(/^The agent wants to call /);
+		// The message as written (n8n's default for a Human review tool), then the link on its own line.
+		const { message } = envelope;
+		const text = message.slice(0, message.lastIndexOf('\n'));
+		const link = message.slice(message.lastIndexOf('\n') + 1);
+		expect(text).toMatch(/^The agent wants to run this tool: Calculator/);
 		expect(link).toContain(
 			`/webhook-waiting/${executionId}/3b7e9c1d-2f4a-4c6b-9d8e-7f6a5b4c3d2e?signature=`,
 		);
@@ -220,5 +227,20 @@ describeOn2x('n8n 2.x: Human review by SMS for an AI Agent', () => {
 		expect(finished.status).toBe('success');
 		expect(finished.data).toContain('The result is 42');
 		expect(model.requests).toHaveLength(2);
+	});
+
+	test('Decline: the Calculator never runs, the agent hears that the call was refused', async () => {
+		const { executionId, envelope } = await startAgent();
+		const link = envelope.message.slice(envelope.message.lastIndexOf('\n') + 1);
+		expect((await answer(link, 'false')).status).toBe(200);
+		const finished = await runUntil(
+			executionId,
+			(status) => !['waiting', 'running', 'new'].includes(status),
+		);
+		expect(finished.status).toBe('success');
+		expect(model.requests).toHaveLength(2);
+		const toolMessage = model.requests[1].messages.find((m) => m.role === 'tool');
+		expect(toolMessage?.content).not.toContain('42');
+		expect(finished.data).not.toContain('The result is 42');
 	});
 });
