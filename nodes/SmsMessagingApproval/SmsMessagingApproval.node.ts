@@ -1,5 +1,4 @@
 import {
-	NodeConnectionTypes,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -9,7 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { SMS_ICON } from '../SmsMessaging/shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from '../SmsMessaging/shared/descriptions';
 import { errorItem, nodeError } from '../SmsMessaging/shared/errors';
 import { ANSWER_WEBHOOKS, approvalProperties } from './description';
 import { choicePage, recordedPage, type Choices } from './page';
@@ -45,8 +44,8 @@ export class SmsMessagingApproval implements INodeType {
 			'Send an SMS with a link and wait until the recipient approves (or declines) on the page behind it',
 		defaults: { name: 'SMS Messaging Approval' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: [MAIN_CONNECTION],
+		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
 		// n8n's own waiting webhooks (restartWebhook): nothing is registered with a third party.
 		webhooks: ANSWER_WEBHOOKS,
