@@ -64,7 +64,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		/** Polls the execution until `done` says so; returns its status and the node's output. */
 		async function until(
 			executionId: string,
-			done: (status: string) => boolean,
+			done: (status: string, items: unknown[]) => boolean,
 			timeoutMs = 30_000,
 			node = NODE,
 		) {
@@ -74,13 +74,17 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				const execution = await n8n
 					.executionOutput(executionId, node)
 					.catch(() => ({ status: 'new', items: [] }));
-				if (done(execution.status)) return execution;
+				if (done(execution.status, execution.items)) return execution;
 				if (Date.now() > deadline) {
 					throw new Error(`execution ${executionId} is still ${execution.status}`);
 				}
 				await sleep(300);
 			}
 		}
+
+		/** Finished, with the node's output saved (n8n 1.x can say finished before saving it). */
+		const isFinished = (status: string, items: unknown[]) =>
+			!['new', 'running', 'waiting'].includes(status) && items.length > 0;
 
 		/** The sent SMS of the run: its messages, each with the link on its second line. */
 		async function sentMessages() {
@@ -147,10 +151,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const recorded = await post(link, 'true');
 			expect(recorded.status).toBe(200);
 			expect(await recorded.text()).toContain('was recorded');
-			const finished = await until(
-				executionId,
-				(status) => status !== 'waiting' && status !== 'running',
-			);
+			const finished = await until(executionId, isFinished);
 			expect(finished.status).toBe('success');
 			expect(finished.items.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
 
@@ -170,10 +171,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const html = await (await fetch(link)).text();
 			expect(html).toContain('value="false" class="decline">No refund</button>');
 			expect((await post(link, 'false')).status).toBe(200);
-			const finished = await until(
-				executionId,
-				(status) => status !== 'waiting' && status !== 'running',
-			);
+			const finished = await until(executionId, isFinished);
 			expect(finished.status).toBe('success');
 			expect(finished.items.map((item) => item.json)).toEqual([{ data: { approved: false } }]);
 		});
@@ -196,12 +194,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				'Send "Spring sale: 20% off everything until Sunday. Reply STOP to opt out." to 3 customers?',
 			);
 			expect((await post(request.split('\n')[1], 'true')).status).toBe(200);
-			const finished = await until(
-				executionId,
-				(status) => status !== 'waiting' && status !== 'running',
-				30_000,
-				'Send SMS',
-			);
+			const finished = await until(executionId, isFinished, 30_000, 'Send SMS');
 			expect(finished.status).toBe('success');
 			expect(finished.items.map((item) => item.json.recipient)).toEqual([
 				'254712345678',
@@ -222,11 +215,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					},
 				},
 			});
-			const finished = await until(
-				executionId,
-				(status) => status !== 'waiting' && status !== 'running',
-				100_000,
-			);
+			const finished = await until(executionId, isFinished, 100_000);
 			expect(finished.status).toBe('success');
 			expect(finished.items.map((item) => item.json)).toEqual([
 				{ phone: '254712000001', order: 'A-1' },
