@@ -228,6 +228,9 @@ export interface RunOptions {
 
 export interface RunResult {
 	run: IRun;
+	/** The workflow and the services the run used, to resume it (a waiting run) as n8n does. */
+	workflow: Workflow;
+	additionalData: IWorkflowExecuteAdditionalData;
 	/** Items on the SMS Messaging node's first output (empty when it failed). */
 	items: INodeExecutionData[];
 	/** Items on its second output, with onError "continueErrorOutput". */
@@ -336,6 +339,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const uiMessages: unknown[] = [];
 	const additionalData = executionAdditionalData(options.credentials, {
 		hooks,
+		executionId: '1',
 		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
 	});
 
@@ -369,6 +373,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 	const error = task?.error as RunResult['error'];
 	return {
 		run,
+		workflow,
+		additionalData,
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],
 		hints: task?.hints ?? [],

@@ -289,7 +289,7 @@ const DELIVERY_UNKNOWN_HINT =
 	'The API may have accepted these messages. Check SMS → Get Many (search by number or text) before sending them again.';
 
 /** Sends one batch and accounts for every envelope in it. */
-async function sendBatch(
+export async function sendBatch(
 	this: IExecuteFunctions,
 	batch: Envelope[],
 	credentials: { sendBaseUrl: string; apiToken: string },
@@ -374,7 +374,7 @@ async function sendBatch(
 }
 
 /** The error that stops a run, saying exactly which items went out and which did not. */
-function runError(
+export function runError(
 	node: INode,
 	reports: BatchReport[],
 	notAttempted: Envelope[],
@@ -483,7 +483,7 @@ interface RunPlan {
  * Everything checked before the first request: the options, n8n's Request Options, every item's
  * envelope, the cap on messages and the credential.
  */
-async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<RunPlan> {
+export async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<RunPlan> {
 	const options = readOptions.call(this);
 	const settings = requestSettings.call(this);
 	const read: ParameterReaders = {
@@ -551,7 +551,7 @@ function outcomeItem(
  * once one has failed for good: those in flight finish and are reported, the others are not
  * attempted. A 429 or 503 on any request holds back all of them (one gate for the run).
  */
-async function sendAll(
+export async function sendAll(
 	batches: Envelope[][],
 	sendOne: (batch: Envelope[], control: RequestControl) => Promise<Outcome>,
 	options: SendOptions,

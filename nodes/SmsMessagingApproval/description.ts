@@ -1,0 +1,188 @@
+import {
+	SEND_AND_WAIT_OPERATION,
+	type INodeProperties,
+	type IWebhookDescription,
+} from 'n8n-workflow';
+
+import { smsSendDescription } from '../SmsMessaging/resources/sms/send';
+
+/** Send's own Sender ID, Recipient Number and Message fields, shown here without Send's conditions. */
+function sendField(name: 'senderId' | 'number' | 'message'): INodeProperties {
+	const field = smsSendDescription.find((property) => property.name === name);
+	if (!field) throw new Error(`SMS → Send has no field ${name}`);
+	const property = { ...field };
+	delete property.displayOptions;
+	return property;
+}
+
+export const approvalProperties: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Send and Wait for Response',
+				// n8n 2.x offers a node with webhooks and this operation to AI agents as a Human review tool.
+				value: SEND_AND_WAIT_OPERATION,
+				action: 'Send an SMS and wait for approval',
+				description:
+					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines); the workflow waits for the first answer',
+			},
+		],
+		default: SEND_AND_WAIT_OPERATION,
+	},
+	{
+		displayName:
+			"Each SMS carries the message, a line break and a link of about 155 characters (n8n's signed resume URL), so it costs at least 2 SMS parts. All items go out in one request; the first answer on the page resumes the workflow.",
+		name: 'approvalNotice',
+		type: 'notice',
+		default: '',
+	},
+	sendField('senderId'),
+	sendField('number'),
+	{
+		...sendField('message'),
+		description:
+			'Text for this recipient, read from each item; the link to the approval page is added after it on a new line. The page shows the message of the first item.',
+	},
+	{
+		displayName: 'Response Type',
+		name: 'responseType',
+		type: 'options',
+		default: 'approval',
+		options: [
+			{
+				name: 'Approval',
+				value: 'approval',
+				description: 'The recipient approves (or declines) on the page behind the link',
+			},
+		],
+	},
+	{
+		displayName: 'Approval Options',
+		name: 'approvalOptions',
+		type: 'fixedCollection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: { show: { responseType: ['approval'] } },
+		options: [
+			{
+				displayName: 'Values',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Type of Approval',
+						name: 'approvalType',
+						type: 'options',
+						default: 'single',
+						options: [
+							{ name: 'Approve Only', value: 'single' },
+							{ name: 'Approve and Decline', value: 'double' },
+						],
+					},
+					{
+						displayName: 'Approve Button Label',
+						name: 'approveLabel',
+						type: 'string',
+						default: 'Approve',
+					},
+					{
+						displayName: 'Decline Button Label',
+						name: 'disapproveLabel',
+						type: 'string',
+						default: 'Decline',
+						displayOptions: { show: { approvalType: ['double'] } },
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Limit Wait Time',
+				name: 'limitWaitTime',
+				type: 'fixedCollection',
+				description:
+					'Whether to stop waiting after a time. The workflow then goes on with the input items unchanged, never as approved; a later answer changes nothing.',
+				default: {
+					values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
+				},
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							{
+								displayName: 'Limit Type',
+								name: 'limitType',
+								type: 'options',
+								default: 'afterTimeInterval',
+								description: 'Whether to wait for a time interval or until a date and time',
+								options: [
+									{ name: 'After Time Interval', value: 'afterTimeInterval' },
+									{ name: 'At Specified Time', value: 'atSpecifiedTime' },
+								],
+							},
+							{
+								displayName: 'Amount',
+								name: 'resumeAmount',
+								type: 'number',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+								typeOptions: { minValue: 0, numberPrecision: 2 },
+								default: 1,
+								description: 'The time to wait',
+							},
+							{
+								displayName: 'Unit',
+								name: 'resumeUnit',
+								type: 'options',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+								options: [
+									{ name: 'Minutes', value: 'minutes' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Days', value: 'days' },
+								],
+								default: 'hours',
+								description: 'Unit of the interval value',
+							},
+							{
+								displayName: 'Max Date and Time',
+								name: 'maxDateAndTime',
+								type: 'dateTime',
+								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+								default: '',
+								description: 'Continue execution after the specified date and time',
+							},
+						],
+					},
+				],
+			},
+		],
+	},
+];
+
+/**
+ * The waiting execution's webhooks, at `<webhook-waiting base>/<execution id>/<node id>`: GET shows
+ * the page, a POST (or a GET) carrying the choice records it. `restartWebhook` makes them n8n's own
+ * waiting webhooks, which resume the execution with what `webhook()` returns: nothing is
+ * registered with a third party.
+ */
+const answerWebhook = (httpMethod: 'GET' | 'POST'): IWebhookDescription => ({
+	name: 'default',
+	httpMethod,
+	responseMode: 'onReceived',
+	responseData: '',
+	path: '={{ $nodeId }}',
+	restartWebhook: true,
+	isFullPath: true,
+});
+
+export const ANSWER_WEBHOOKS = [answerWebhook('GET'), answerWebhook('POST')];

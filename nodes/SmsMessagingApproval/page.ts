@@ -1,0 +1,74 @@
+/** What the page behind the SMS link offers: one choice, or two. */
+export interface Choices {
+	approveLabel: string;
+	/** Absent when the recipient can only approve. */
+	disapproveLabel?: string;
+}
+
+function escapeHtml(text: string): string {
+	return text.replace(
+		/[&<>"']/g,
+		(char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+	);
+}
+
+const STYLE = `
+body{margin:0;font-family:-apple-system,system-ui,"Segoe UI",Roboto,Arial,sans-serif;background:#f4f5f7;color:#1f2328}
+main{max-width:28rem;margin:0 auto;padding:1.5rem 1rem}
+h1{font-size:1.25rem;margin:0 0 1rem}
+.message{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;font-size:1.05rem;line-height:1.45}
+form{display:flex;flex-direction:column;gap:.75rem;margin-top:1.25rem}
+button{font:inherit;font-size:1.1rem;padding:.9rem;border-radius:.5rem;border:1px solid #1a7f37;background:#1a7f37;color:#fff;cursor:pointer}
+button.decline{background:#fff;color:#cf222e;border-color:#cf222e}
+p.note{color:#59636e;font-size:.9rem}`;
+
+function page(title: string, body: string): string {
+	return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>
+`;
+}
+
+/**
+ * The page the SMS links to: the message and a form whose buttons post the choice back to the same
+ * signed URL. Plain HTML, no script; only a button press records an answer, so a link preview that
+ * fetches the page changes nothing.
+ */
+export function choicePage(message: string, choices: Choices): string {
+	const buttons = [
+		`<button type="submit" name="approved" value="true">${escapeHtml(choices.approveLabel)}</button>`,
+	];
+	if (choices.disapproveLabel !== undefined) {
+		buttons.push(
+			`<button type="submit" name="approved" value="false" class="decline">${escapeHtml(choices.disapproveLabel)}</button>`,
+		);
+	}
+	return page(
+		'Your answer is requested',
+		`<h1>Your answer is requested</h1>
+<div class="message">${escapeHtml(message)}</div>
+<form method="post">
+${buttons.join('\n')}
+</form>
+<p class="note">Only the first answer counts.</p>`,
+	);
+}
+
+/** The page shown once the answer is recorded. */
+export function recordedPage(label: string): string {
+	return page(
+		'Answer recorded',
+		`<h1>Thank you</h1>
+<p>Your answer “${escapeHtml(label)}” was recorded. You can close this page.</p>`,
+	);
+}

@@ -1,0 +1,73 @@
+import {
+	NodeOperationError,
+	WAIT_INDEFINITELY,
+	type IDataObject,
+	type IExecuteFunctions,
+} from 'n8n-workflow';
+
+import { fieldsOf, isSet, oneOf, requiredText } from '../SmsMessaging/shared/validation';
+
+const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
+
+function invalid(
+	this: IExecuteFunctions,
+	message: string,
+	description: string,
+): NodeOperationError {
+	return new NodeOperationError(this.getNode(), message, {
+		description: `${description} Nothing was sent.`,
+		itemIndex: 0,
+		level: 'warning',
+	});
+}
+
+/**
+ * Until when the execution waits for an answer: Options → Limit Wait Time, or for ever. Read and
+ * checked before anything is sent, so that a wrong limit never leaves an SMS without a waiting
+ * execution behind its link.
+ */
+export function waitTill(this: IExecuteFunctions, now = Date.now()): Date {
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const limit = (options.limitWaitTime as IDataObject | undefined)?.values as
+		| IDataObject
+		| undefined;
+	if (!limit) return WAIT_INDEFINITELY;
+	const ref = fieldsOf(this.getNode(), 0, 'options.limitWaitTime.values');
+	const type = oneOf(ref('limitType', 'Limit Type'), limit.limitType ?? 'afterTimeInterval', [
+		'afterTimeInterval',
+		'atSpecifiedTime',
+	]);
+	if (type === 'afterTimeInterval') {
+		const unit = oneOf(
+			ref('resumeUnit', 'Unit'),
+			limit.resumeUnit ?? 'hours',
+			Object.keys(UNIT_MS),
+		) as keyof typeof UNIT_MS;
+		const amount = Number(limit.resumeAmount ?? 1);
+		if (!isSet(limit.resumeAmount) || !Number.isFinite(amount) || amount <= 0) {
+			throw invalid.call(
+				this,
+				`Limit Wait Time: Amount must be a number above 0, not ${JSON.stringify(limit.resumeAmount)}`,
+				'Set how long to wait for an answer, or remove Limit Wait Time to wait until someone answers.',
+			);
+		}
+		return new Date(now + amount * UNIT_MS[unit]);
+	}
+	const text = requiredText(ref('maxDateAndTime', 'Max Date and Time'), limit.maxDateAndTime);
+	const at = new Date(text);
+	if (Number.isNaN(at.getTime())) {
+		throw invalid.call(
+			this,
+			`Limit Wait Time: Max Date and Time is not a date: ${JSON.stringify(text)}`,
+			'Use a date and time such as 2026-12-31T18:00:00.',
+		);
+	}
+	if (at.getTime() <= now) {
+		throw invalid.call(
+			this,
+			`Limit Wait Time: Max Date and Time ${at.toISOString()} has passed`,
+			'Set a time in the future, or remove Limit Wait Time to wait until someone answers.',
+		);
+	}
+	return at;
+}

@@ -1,0 +1,327 @@
+// SMS Messaging Approval through n8n-core's engine: what the simulator received (one request, the
+// link in each message), the execution left waiting, and the answers to the link handled by the
+// node's webhook in n8n-core's WebhookContext, resuming the run as n8n's waiting webhooks do.
+import { validateUrlSignature, WAITING_TOKEN_QUERY_PARAM } from 'n8n-core';
+import { WAIT_INDEFINITELY } from 'n8n-workflow';
+
+import { answer, APPROVAL_TYPE, timeOut } from './helpers/approval';
+import { runWorkflow, type RunResult } from './helpers/n8n';
+import { TOKEN, useSimulator } from './helpers/simulator';
+
+// n8n-core signs resume URLs with this secret (read when n8n-core's InstanceSettings is built).
+const HMAC_SECRET = 'approval-test-signature-secret';
+process.env.N8N_HMAC_SIGNATURE_SECRET = HMAC_SECRET;
+
+const ctx = useSimulator();
+
+const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
+
+const approval = (extra: Record<string, unknown> = {}) => ({
+	operation: 'sendAndWait',
+	senderId: 'ACME',
+	number: '={{ $json.phone }}',
+	message: '=Refund {{ $json.amount }} EUR to order {{ $json.order }}?',
+	...extra,
+});
+
+const ORDERS = [
+	{ phone: '+254 712 345 678', amount: 120, order: 'A-1' },
+	{ phone: '254799000111', amount: 80, order: 'B-2' },
+];
+
+async function waitingRun(parameters = approval(), items: object[] = ORDERS) {
+	return await runWorkflow({
+		nodeType: APPROVAL_TYPE,
+		parameters,
+		items,
+		credentials: ctx.credentials,
+	});
+}
+
+/** The link n8n made for the waiting node, as the SMS carries it after the message. */
+function linkOf(message: string): URL {
+	const [, link] = message.split('\n');
+	return new URL(link);
+}
+
+describe('SMS Messaging Approval: the SMS', () => {
+	test('one request carries every item’s message, a line break and the signed link; the run waits', async () => {
+		const result = await waitingRun();
+		expect(result.error).toBeUndefined();
+		expect(sendRequests()).toHaveLength(1);
+		const [request] = sendRequests();
+		const { senderId, envelopes } = request.body as {
+			senderId: string;
+			envelopes: Array<{ number: string; message: string }>;
+		};
+		expect(senderId).toBe('ACME');
+		expect(envelopes.map((e) => e.number)).toEqual(['254712345678', '254799000111']);
+		expect(envelopes.map((e) => e.message.split('\n')[0])).toEqual([
+			'Refund 120 EUR to order A-1?',
+			'Refund 80 EUR to order B-2?',
+		]);
+		// One waiting execution and node: the same link in every message.
+		const link = linkOf(envelopes[0].message);
+		expect(linkOf(envelopes[1].message).href).toBe(link.href);
+		// n8n's waiting-webhook URL of this execution (id 1) and node (id "sms"), signed by n8n.
+		expect(`${link.origin}${link.pathname}`).toBe(
+			'http://127.0.0.1:5678/webhookWaitingBaseUrl/1/sms',
+		);
+		expect([...link.searchParams.keys()]).toEqual([WAITING_TOKEN_QUERY_PARAM]);
+		const signature = link.searchParams.get(WAITING_TOKEN_QUERY_PARAM)!;
+		expect(validateUrlSignature(signature, link, HMAC_SECRET)).toBe(true);
+		const otherNode = new URL(link.href.replace('/1/sms?', '/1/other?'));
+		expect(validateUrlSignature(signature, otherNode, HMAC_SECRET)).toBe(false);
+		// Its length: the base URL, the execution id and the node id (a UUID in n8n: 36), plus 77.
+		expect(link.href.length).toBe(
+			'http://127.0.0.1:5678/webhookWaitingBaseUrl'.length + '1'.length + 'sms'.length + 77,
+		);
+
+		expect(result.run.status).toBe('waiting');
+		expect(result.run.waitTill).toEqual(WAIT_INDEFINITELY);
+		// While waiting, the node shows its input.
+		expect(result.items.map((item) => item.json)).toEqual(ORDERS);
+		expect(JSON.stringify(request.body)).not.toContain(TOKEN);
+		expect(result.serialized).not.toContain(TOKEN);
+	});
+
+	test('more items than Send’s default batch size still go out in one request', async () => {
+		const items = Array.from({ length: 150 }, (_, i) => ({
+			phone: `2547${String(10000000 + i)}`,
+			amount: i,
+			order: `O-${i}`,
+		}));
+		const result = await waitingRun(approval(), items);
+		expect(result.error).toBeUndefined();
+		expect(sendRequests()).toHaveLength(1);
+		expect((sendRequests()[0].body as { envelopes: unknown[] }).envelopes).toHaveLength(150);
+	});
+
+	test('Limit Wait Time: the run waits until then at most', async () => {
+		const before = Date.now();
+		const result = await waitingRun(
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' },
+					},
+				},
+			}),
+		);
+		const until = result.run.waitTill!.getTime();
+		expect(until).toBeGreaterThanOrEqual(before + 2 * 3_600_000);
+		expect(until).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
+
+		const at = new Date(Date.now() + 86_400_000).toISOString();
+		const atTime = await waitingRun(
+			approval({
+				options: {
+					limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: at } },
+				},
+			}),
+		);
+		expect(atTime.run.waitTill!.toISOString()).toBe(at);
+	});
+});
+
+describe('SMS Messaging Approval: refused before anything is sent', () => {
+	test.each([
+		[
+			'a bad number',
+			approval(),
+			[ORDERS[0], { ...ORDERS[1], phone: 'call me' }],
+			/Recipient Number/,
+		],
+		[
+			'an empty message',
+			approval({ message: '={{ $json.text }}' }),
+			[{ ...ORDERS[0], text: '' }],
+			/Message/,
+		],
+		[
+			'two Sender IDs (one approval is one request)',
+			approval({ senderId: '={{ $json.sender }}' }),
+			[
+				{ ...ORDERS[0], sender: 'ACME' },
+				{ ...ORDERS[1], sender: 'OTHER' },
+			],
+			/one Sender ID/,
+		],
+		[
+			'a time limit that has passed',
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' },
+					},
+				},
+			}),
+			ORDERS,
+			/Max Date and Time .* has passed/,
+		],
+		[
+			'a wait of 0',
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 0, resumeUnit: 'hours' },
+					},
+				},
+			}),
+			ORDERS,
+			/Amount must be a number above 0/,
+		],
+	])(
+		'%s: no request, no wait, an error naming the field',
+		async (_, parameters, items, message) => {
+			const result = await waitingRun(parameters, items);
+			expect(result.error?.message).toMatch(message);
+			expect(sendRequests()).toHaveLength(0);
+			expect(result.run.waitTill).toBeUndefined();
+			expect(result.run.status).toBe('error');
+		},
+	);
+
+	test('a bad number names its item', async () => {
+		const result = await waitingRun(approval(), [ORDERS[0], { ...ORDERS[1], phone: 'x' }]);
+		expect(result.error?.context).toMatchObject({ itemIndex: 1 });
+	});
+});
+
+describe('SMS Messaging Approval: a send that is not provably sent fails the node', () => {
+	test('refused by the API: the node fails, nothing waits', async () => {
+		ctx.sim.inject({ host: 'send', status: 401 });
+		const result = await waitingRun();
+		expect(result.error?.message).toBeDefined();
+		expect(result.error?.description).toContain('No message of this run was sent.');
+		expect(result.run.waitTill).toBeUndefined();
+		expect(result.run.status).toBe('error');
+		expect(result.serialized).not.toContain(TOKEN);
+	});
+
+	test('outcome unknown (connection lost after the API processed it): fails, says so', async () => {
+		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		const result = await waitingRun();
+		expect(result.error?.message).toMatch(/^Delivery unknown/);
+		expect(result.run.waitTill).toBeUndefined();
+		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('Continue On Fail: every item comes out as the error, paired, and nothing waits', async () => {
+		ctx.sim.inject({ host: 'send', status: 401 });
+		const result = await runWorkflow({
+			nodeType: APPROVAL_TYPE,
+			parameters: approval(),
+			items: ORDERS,
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.run.waitTill).toBeUndefined();
+		expect(result.run.status).toBe('success');
+		expect(result.items).toHaveLength(2);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(result.items.every((item) => typeof item.json.error === 'string')).toBe(true);
+	});
+});
+
+describe('SMS Messaging Approval: the page behind the link', () => {
+	let waiting: RunResult;
+
+	test('GET shows the first item’s message and one Approve button, as plain HTML', async () => {
+		waiting = await waitingRun(
+			approval({ message: '=<b>Refund</b> {{ $json.amount }} & "close" {{ $json.order }}?' }),
+		);
+		const { response, returned, resumed } = await answer(waiting, { method: 'GET' });
+		expect(resumed).toBeUndefined();
+		expect(returned).toEqual({ noWebhookResponse: true });
+		expect(response.statusCode).toBe(200);
+		expect(response.headers['content-type']).toMatch(/^text\/html/);
+		expect(response.headers['cache-control']).toBe('no-store');
+		const html = response.body!;
+		expect(html).toContain('name="viewport"');
+		expect(html).toContain('&lt;b&gt;Refund&lt;/b&gt; 120 &amp; &quot;close&quot; A-1?');
+		expect(html).toContain('<form method="post">');
+		expect(html.match(/<button /g)).toHaveLength(1);
+		expect(html).toContain('name="approved" value="true">Approve</button>');
+		expect(html).not.toMatch(/<script|Decline/);
+		expect(html).not.toContain(TOKEN);
+	});
+
+	test('Approve and Decline with own labels: both buttons', async () => {
+		waiting = await waitingRun(
+			approval({
+				approvalOptions: {
+					values: { approvalType: 'double', approveLabel: 'Yes, send', disapproveLabel: 'No' },
+				},
+			}),
+		);
+		const { response } = await answer(waiting, { method: 'GET' });
+		expect(response.body).toContain('name="approved" value="true">Yes, send</button>');
+		expect(response.body).toContain('name="approved" value="false" class="decline">No</button>');
+	});
+});
+
+describe('SMS Messaging Approval: the answer resumes the run', () => {
+	test('Approve (a POST from the page): one item with data.approved true', async () => {
+		const waiting = await waitingRun();
+		const { response, resumed, items } = await answer(waiting, {
+			method: 'POST',
+			body: { approved: 'true' },
+		});
+		expect(response.statusCode).toBe(200);
+		expect(response.body).toContain('“Approve” was recorded');
+		expect(resumed!.status).toBe('success');
+		expect(resumed!.finished).toBe(true);
+		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
+		expect(JSON.stringify(resumed)).not.toContain(TOKEN);
+	});
+
+	test('Decline: data.approved false', async () => {
+		const waiting = await waitingRun(
+			approval({ approvalOptions: { values: { approvalType: 'double' } } }),
+		);
+		const { response, items } = await answer(waiting, {
+			method: 'POST',
+			body: { approved: 'false' },
+		});
+		expect(response.body).toContain('“Decline” was recorded');
+		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: false } }]);
+	});
+
+	test('a GET with the choice records it too (as n8n’s own send-and-wait links do)', async () => {
+		const waiting = await waitingRun();
+		const { items } = await answer(waiting, { method: 'GET', query: { approved: 'true' } });
+		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
+	});
+
+	test.each([
+		['Decline when only Approve is offered', { approved: 'false' }],
+		['an unknown choice', { approved: 'maybe' }],
+		['no choice', {}],
+	])('%s: nothing is recorded, the page comes back with 400', async (_, body) => {
+		const waiting = await waitingRun();
+		const { response, resumed } = await answer(waiting, { method: 'POST', body });
+		expect(resumed).toBeUndefined();
+		expect(response.statusCode).toBe(400);
+		expect(response.body).toContain('<form method="post">');
+		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
+	});
+
+	test('the time limit passes first: the run goes on with the input items, not approved', async () => {
+		const waiting = await waitingRun(
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' },
+					},
+				},
+			}),
+		);
+		const { resumed, items } = await timeOut(waiting);
+		expect(resumed.status).toBe('success');
+		expect(items.map((item) => item.json)).toEqual(ORDERS);
+		expect(JSON.stringify(items)).not.toContain('approved');
+		// Nothing more was sent.
+		expect(sendRequests()).toHaveLength(1);
+	});
+});

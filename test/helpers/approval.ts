@@ -1,0 +1,126 @@
+// Answers a waiting SMS Messaging Approval run the way n8n's waiting-webhook handler does: the
+// node's webhook() runs in n8n-core's own WebhookContext on a request to the link, and when it
+// returns data n8n resumes the execution with it (the waiting node disabled, so that its output is
+// the webhook's items). n8n's server (packages/cli) is not a dependency; the end-to-end tests run
+// the real one.
+import { WebhookContext, WorkflowExecute } from 'n8n-core';
+import { type IRun, type IWebhookData, type IWebhookResponseData } from 'n8n-workflow';
+
+import type { RunResult } from './n8n';
+
+export const APPROVAL_TYPE = 'n8n-nodes-sms-messaging.smsMessagingApproval';
+
+/** The parts of Express's response the node uses, recording what it was told. */
+export class RecordedResponse {
+	statusCode = 200;
+	headers: Record<string, string> = {};
+	body?: string;
+
+	status(code: number) {
+		this.statusCode = code;
+		return this;
+	}
+
+	setHeader(name: string, value: string) {
+		this.headers[name.toLowerCase()] = value;
+		return this;
+	}
+
+	type(type: string) {
+		return this.setHeader('content-type', type === 'html' ? 'text/html; charset=utf-8' : type);
+	}
+
+	send(body: string) {
+		this.body = body;
+		return this;
+	}
+}
+
+export interface WebhookRequest {
+	method: 'GET' | 'POST';
+	query?: Record<string, string>;
+	body?: Record<string, unknown>;
+}
+
+export interface Answer {
+	response: RecordedResponse;
+	returned: IWebhookResponseData;
+	/** The resumed run, when the request resumed it. */
+	resumed?: IRun;
+	/** The approval node's output in the resumed run. */
+	items?: Array<{ json: Record<string, unknown> }>;
+}
+
+/** One request to the waiting node's link; resumes the run if the node returns data. */
+export async function answer(waiting: RunResult, request: WebhookRequest): Promise<Answer> {
+	const { workflow, additionalData } = waiting;
+	const runExecutionData = waiting.run.data;
+	const stack = runExecutionData.executionData!.nodeExecutionStack;
+	const node = workflow.getNode(stack[0].node.name)!;
+	const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion);
+	const description = nodeType.description.webhooks!.find((w) => w.httpMethod === request.method)!;
+	// n8n resumes through a node's restart webhook whose path is the link's last part: the node id.
+	expect(description).toMatchObject({ restartWebhook: true, path: '={{ $nodeId }}' });
+	const webhook: IWebhookData = {
+		httpMethod: request.method,
+		node: node.name,
+		path: node.id,
+		webhookDescription: description,
+		workflowId: workflow.id,
+		workflowExecuteAdditionalData: additionalData,
+	};
+
+	const response = new RecordedResponse();
+	const requestData = {
+		additionalData: {
+			...additionalData,
+			httpRequest: {
+				method: request.method,
+				query: request.query ?? {},
+				body: request.body ?? {},
+				headers: {},
+				params: {},
+			},
+			httpResponse: response,
+		},
+	};
+	const context = new WebhookContext(
+		workflow,
+		node,
+		requestData.additionalData as unknown as typeof additionalData,
+		'manual',
+		webhook,
+		[],
+		runExecutionData,
+	);
+	const returned = await nodeType.webhook!.call(context);
+	if (!returned.workflowData) return { response, returned };
+
+	// What n8n's waiting webhooks do before running the rest of the workflow.
+	const lastNode = runExecutionData.resultData.lastNodeExecuted!;
+	runExecutionData.waitTill = undefined;
+	runExecutionData.resultData.runData[lastNode].pop();
+	stack[0].node.disabled = true;
+	stack[0].data.main = returned.workflowData;
+	const resumed = await new WorkflowExecute(
+		additionalData,
+		'manual',
+		runExecutionData,
+	).processRunExecutionData(workflow);
+	const items = resumed.data.resultData.runData[lastNode]?.[0]?.data?.main?.[0] ?? [];
+	return { response, returned, resumed, items: items as Answer['items'] };
+}
+
+/** The waiting run resumed as n8n's wait tracker resumes it when the time limit has passed. */
+export async function timeOut(waiting: RunResult) {
+	const { workflow, additionalData } = waiting;
+	const runExecutionData = waiting.run.data;
+	const lastNode = runExecutionData.resultData.lastNodeExecuted!;
+	const resumed = await new WorkflowExecute(
+		additionalData,
+		'manual',
+		runExecutionData,
+	).processRunExecutionData(workflow);
+	const items = resumed.data.resultData.runData[lastNode]?.[0]?.data?.main?.[0] ?? [];
+	return { resumed, items };
+}
