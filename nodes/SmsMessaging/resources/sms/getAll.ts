@@ -45,7 +45,7 @@ export const smsGetManyDescription: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					'Only messages sent on or before this day (sent as end-date). Only the date counts; the time of day is ignored.',
+					'Only messages sent before this day begins (sent as end-date): the day itself is not included. Only the date counts; the time of day is ignored.',
 				routing: checkedRouting({
 					parameter: 'filters.endDate',
 					label: 'Sent Before',
