@@ -936,14 +936,15 @@ class Simulator {
 		];
 	}
 
-	// The spec says "sent after" start-date and "before" end-date without saying whether the named
-	// day counts; the project reads both as including it (README, SMS → Get Many), and so does this.
+	// The spec: messages sent "after" start-date and "before" end-date (4.4). A date is read as the
+	// start of that day (UTC): from start-date's day on, and before end-date's day begins, so
+	// start-date yesterday and end-date today give exactly yesterday's messages.
 	smsRows(status, start, end, campaign, userId, text, sort) {
 		const rows = this.sms.filter(
 			(s) =>
 				(status === null || status === 'all' || s.status === status) &&
 				(start === undefined || Date.parse(s.sentAt) >= start) &&
-				(end === undefined || Date.parse(s.sentAt) < end + 86400000) &&
+				(end === undefined || Date.parse(s.sentAt) < end) &&
 				(campaign === null || s.campaignId === campaign) &&
 				(userId === undefined || s.userId === userId) &&
 				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),
