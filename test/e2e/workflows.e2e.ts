@@ -43,6 +43,13 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(types).toContain(SMS);
 			// usableAsTool: n8n also offers it to AI agents as a tool.
 			expect(types).toContain(`${SMS}Tool`);
+			// Its tool description, when set by hand, starts from the node's description.
+			const descriptions = await n8n.nodeTypeDescriptions();
+			const node = descriptions.find((type) => type.name === SMS)!;
+			const tool = descriptions.find((type) => type.name === `${SMS}Tool`)!;
+			expect(tool.properties.find((p) => p.name === 'toolDescription')?.default).toBe(
+				node.description,
+			);
 		});
 
 		test('the credential test passes through n8n, and says what to fix for a wrong token or Base URL', async () => {
