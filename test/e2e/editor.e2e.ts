@@ -247,7 +247,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 				.click({ timeout: 5_000 })
 				.catch(() => undefined);
 			await modal
-				.getByText("Couldn't connect with these settings", { exact: false })
+				.getByText(/Couldn.t connect with these settings/)
 				.first()
 				.waitFor({ timeout: 30_000 });
 			// The banner keeps the test's message behind "More details".

@@ -106,5 +106,6 @@ describe(`npm start's examples on n8n ${line}`, () => {
 		} finally {
 			await third.stop();
 		}
-	});
+		// Three starts, each building, packing and installing the package as npm start does.
+	}, 900_000);
 });
