@@ -35,7 +35,15 @@ describe(`npm start's examples on n8n ${line}`, () => {
 		urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
 	});
 
-	afterAll(async () => await simulator.stop());
+	/** Every n8n started here, stopped at the end even if a test failed or timed out midway. */
+	const started: Array<{ child: import('node:child_process').ChildProcess }> = [];
+
+	afterAll(async () => {
+		for (const { child } of started) {
+			if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+		}
+		await simulator.stop();
+	});
 
 	async function start() {
 		const n8n = await local.launch(line, {
@@ -44,6 +52,7 @@ describe(`npm start's examples on n8n ${line}`, () => {
 			brokerPort: ports.broker,
 			examples: { apiToken: simulator.token, ...urls },
 		});
+		started.push(n8n);
 		const rest = new N8n(lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token }));
 		await rest.login();
 		const stop = async () => {
