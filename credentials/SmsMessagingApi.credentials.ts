@@ -75,5 +75,25 @@ export class SmsMessagingApi implements ICredentialType {
 			method: 'GET',
 			qs: { records: 1 },
 		},
+		// n8n shows a rule's message instead of the bare status text ("Unauthorized") when the
+		// test request's answer has that status code.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The API refused the API Token (401): check the API Token of this credential, or create a new token in your Messaging Service account',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers at this Base URL (404): check the Base URL, including its /api/v3 prefix, e.g. https://api.example.com/api/v3',
+				},
+			},
+		],
 	};
 }

@@ -30,16 +30,24 @@ async function main() {
 	const session = await local.login(n8nUrl);
 	const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0];
 	await local.activateWorkflow(n8nUrl, cookie, ALERT_WORKFLOW);
+	const examples =
+		n8n.imported.length === 0
+			? 'Every example workflow was there already and is kept as you left it.'
+			: `Imported: ${n8n.imported.map((name) => `"${name}"`).join(', ')}.`;
 	local.log(`
 n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
   Open     http://127.0.0.1:${PORT}
   Log in   ${local.OWNER.email} / ${local.OWNER.password}
 
-  The credential "${local.EXAMPLE_CREDENTIAL.name}" points at the API simulator:
+  The credential "${local.EXAMPLE_CREDENTIAL.name}" was made for the API simulator:
     Base URL ${baseUrl}, Send Base URL ${sendBaseUrl}, token ${simulator.token}
     (approved Sender IDs: ACME, NOTIFY; balance ${simulator.balance} credits)
   To use your real account, put your token and base URLs into that credential.
+
+  ${examples}
+  npm start imports only the examples (and the credential) n8n does not hold yet, by id: your
+  edits stay. To get one back as shipped, delete it in n8n and run npm start again.
 
   Try first: open "SMS: send a personalised message to every row" and click Execute workflow:
   three items go out as three envelopes of one request. Then "SMS: find contacts matching a search".

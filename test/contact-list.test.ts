@@ -74,13 +74,22 @@ describe('Contact → Get Many', () => {
 		expect(ctx.sim.requests.every((r) => !r.rawQuery.includes('sort'))).toBe(true);
 	});
 
-	test('a User ID filter added but left empty, as the editor adds it, filters nothing', async () => {
+	test('a User ID filter left empty (by an expression that gives nothing) filters nothing', async () => {
 		const result = await runWorkflow({
 			parameters: getMany({ limit: 5, filters: { userId: '' } }),
 			credentials: ctx.credentials,
 		});
 		expect(result.items).toHaveLength(5);
 		expect(queries()).toEqual([{ page: '1', records: '5' }]);
+	});
+
+	test('a User ID filter added and left at 0, as the editor adds it, is refused before any request', async () => {
+		const result = await runWorkflow({
+			parameters: getMany({ limit: 5, filters: { userId: 0 } }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('User ID must be a whole number of 1 or more, got 0');
+		expect(ctx.sim.requests).toEqual([]);
 	});
 
 	test('401 says to check the API token', async () => {

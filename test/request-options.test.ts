@@ -164,7 +164,8 @@ describe('over HTTP', () => {
 		}
 	});
 
-	test("Send: its own Timeout option wins over the node's Settings", async () => {
+	test("Send: a workflow saved with Send's former Options → Timeout runs, with the Settings' Timeout", async () => {
+		// n8n drops a collection value its node no longer offers when it loads the workflow.
 		ctx.sim.inject({ path: '/outgoings/send', delayMs: 600 });
 		const result = await runWorkflow({
 			parameters: {
@@ -172,6 +173,16 @@ describe('over HTTP', () => {
 				options: { timeout: 5000 },
 				requestOptions: { timeout: 100 },
 			},
+			continueOnFail: true,
+			credentials: ctx.credentials,
+		});
+		expect(result.items[0].json.error).toBe(`Delivery unknown: ${UNANSWERED}`);
+	});
+
+	test("Send: without the Settings' Timeout, a saved Options → Timeout gives way to Send's 60 s", async () => {
+		ctx.sim.inject({ path: '/outgoings/send', delayMs: 600 });
+		const result = await runWorkflow({
+			parameters: { ...OPERATIONS[4].parameters, options: { timeout: 300 } },
 			credentials: ctx.credentials,
 		});
 		expect(result.error).toBeUndefined();

@@ -278,7 +278,7 @@ describe('Sender ID → Update', () => {
 		expect(result.error?.httpCode).toBe('404');
 	});
 
-	test('an id that is not a positive whole number is refused before any request', async () => {
+	test('an id that is not a positive whole number (the editor starts at 0) is refused before any request', async () => {
 		const result = await runWorkflow({
 			parameters: update({ id: 0 }),
 			credentials: ctx.credentials,
@@ -289,7 +289,7 @@ describe('Sender ID → Update', () => {
 		expect(ctx.sim.requests).toEqual([]);
 	});
 
-	test('left empty, as the editor starts it, the number is refused before any request', async () => {
+	test('left empty (by an expression that gives nothing), the number is refused before any request', async () => {
 		const result = await runWorkflow({
 			parameters: update({ id: '' }),
 			credentials: ctx.credentials,
@@ -318,14 +318,15 @@ describe('Sender ID → Update', () => {
 
 describe('Sender ID: the PENDING explanation', () => {
 	// The editor shows it (test/e2e/editor.e2e.ts); this pins what the description asks of it.
-	test('the node asks for a PENDING hint in the output pane after Sender ID runs', () => {
+	test('the node asks for a PENDING hint in the output pane after Sender ID → Create runs', () => {
 		const hints = loadedNodeDescription().hints ?? [];
 		expect(hints).toEqual([
 			expect.objectContaining({
-				message: expect.stringContaining('PENDING cannot send SMS until the service approves it'),
+				message: expect.stringContaining('A new Sender ID is PENDING: it cannot send SMS until'),
 				location: 'outputPane',
 				whenToDisplay: 'afterExecution',
-				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
+				displayCondition:
+					'={{ $parameter["resource"] === "senderId" && $parameter["operation"] === "create" }}',
 			}),
 		]);
 	});

@@ -150,7 +150,7 @@ describe('failures after the request may have reached the API are never retried'
 	test('a timeout: delivery unknown for its items under Continue On Fail, the envelopes in the error items', async () => {
 		ctx.sim.inject({ host: 'send', delayMs: 1500 });
 		const result = await runWorkflow({
-			parameters: send({ timeout: 300 }),
+			parameters: { ...send(), requestOptions: { timeout: 300 } },
 			items: customers(2),
 			credentials: ctx.credentials,
 			continueOnFail: true,

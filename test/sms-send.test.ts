@@ -225,7 +225,6 @@ describe('SMS → Send: bad input is refused before anything is sent', () => {
 			'={{ -1 }}',
 			'Max Messages per Run must be a whole number of 0 or more, got -1',
 		],
-		['timeout', '={{ 0.5 }}', 'Timeout must be a whole number of 1 or more, got 0.5'],
 		['dryRun', '={{ "yes" }}', 'Dry Run must be true or false, got "yes"'],
 		[
 			'onRequestFailure',

@@ -2,7 +2,7 @@
 // call's arguments, which reach the node as its input item. These runs do exactly that.
 import { NodeHelpers, type INode, type INodeType } from 'n8n-workflow';
 
-import { loadedNodeType, runWorkflow } from './helpers/n8n';
+import { loadedNodeDescription, loadedNodeType, runWorkflow } from './helpers/n8n';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator();
@@ -84,33 +84,37 @@ describe('as an AI agent tool', () => {
 });
 
 describe("what a model is told in n8n's automatic tool description", () => {
-	// n8n builds it from the operation's `action` and the node's name, not from the descriptions.
+	// n8n builds it from the operation's `action` and the node's name (getToolDescriptionForNode).
 	test.each([
-		[
-			'sms',
-			'send',
-			'Send SMS messages to phone numbers with country code at a cost of credits per message part in SMS Messaging',
-		],
-		[
-			'sms',
-			'getAll',
-			'Get many sent SMS messages with their delivery status up to a limit in SMS Messaging',
-		],
-		['contact', 'getAll', 'Get many contacts up to a limit in SMS Messaging'],
-		[
-			'senderId',
-			'create',
-			'Create a sender ID that can send only once approved in 1 to 3 weeks in SMS Messaging',
-		],
-		[
-			'senderId',
-			'update',
-			'Update a sender ID by its number and maybe send it back for approval in SMS Messaging',
-		],
+		['sms', 'send', 'Send an SMS in SMS Messaging'],
+		['sms', 'getAll', 'Get many messages in SMS Messaging'],
+		['contact', 'getAll', 'Get many contacts in SMS Messaging'],
+		['senderId', 'create', 'Create a sender ID in SMS Messaging'],
+		['senderId', 'update', 'Update a sender ID in SMS Messaging'],
 	])('%s → %s', (resource, operation, told) => {
 		const node = {
 			parameters: { resource, operation, descriptionType: 'auto' },
 		} as unknown as INode;
 		expect(NodeHelpers.getToolDescriptionForNode(node, loadedNodeType() as INodeType)).toBe(told);
+	});
+
+	test('a description set by hand is what the model is told instead', () => {
+		const text = 'Sends one SMS. Use the number with its country code; each message costs credits.';
+		const node = {
+			parameters: {
+				resource: 'sms',
+				operation: 'send',
+				descriptionType: 'manual',
+				toolDescription: text,
+			},
+		} as unknown as INode;
+		expect(NodeHelpers.getToolDescriptionForNode(node, loadedNodeType() as INodeType)).toBe(text);
+	});
+
+	test("the node's description, where a hand-set tool description starts, says what costs and what waits", () => {
+		const { description } = loadedNodeDescription();
+		expect(description).toContain('phone numbers with country code');
+		expect(description).toContain('costs credits');
+		expect(description).toContain('PENDING and cannot send until approved');
 	});
 });

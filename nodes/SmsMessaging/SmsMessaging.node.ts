@@ -13,8 +13,10 @@ export class SmsMessaging implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		// What an AI model reads about this node when a user sets its tool description by hand
+		// (n8n starts that field from here); n8n's automatic one is the action plus the node name.
 		description:
-			'Send SMS through the Messaging Service API, check their delivery, register Sender IDs, and list sent messages and contacts',
+			'Send SMS to phone numbers with country code (each message costs credits), check their delivery, register Sender IDs (a new one is PENDING and cannot send until approved, in 1 to 3 business weeks), and list sent messages with their delivery status, and contacts',
 		defaults: { name: 'SMS Messaging' },
 		// The object form, not `true`: n8n 1.82 to 1.84 make a tool only of `usableAsTool: true`, by
 		// structuredClone, which the routing hooks (functions) cannot pass, and then n8n does not start.
@@ -32,14 +34,18 @@ export class SmsMessaging implements INodeType {
 			// The answer of every status is read by the operations' postReceive (shared/routing.ts).
 			ignoreHttpStatusErrors: true,
 		},
+		// n8n evaluates a hint's displayCondition against the node's parameters and input, not its
+		// output, so the hint cannot look for a PENDING item. Create is the operation whose every
+		// result is PENDING (the spec: "PENDING after creation"); Update's result may be APPROVED.
 		hints: [
 			{
 				message:
-					'A Sender ID whose status is PENDING cannot send SMS until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.',
+					'A new Sender ID is PENDING: it cannot send SMS until the service approves it, which takes 1 to 3 business weeks. You get a notification on approval.',
 				type: 'info',
 				location: 'outputPane',
 				whenToDisplay: 'afterExecution',
-				displayCondition: '={{ $parameter["resource"] === "senderId" }}',
+				displayCondition:
+					'={{ $parameter["resource"] === "senderId" && $parameter["operation"] === "create" }}',
 			},
 		],
 		properties: [

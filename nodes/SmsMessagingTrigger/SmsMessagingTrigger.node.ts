@@ -26,6 +26,23 @@ export class SmsMessagingTrigger implements INodeType {
 		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
 		properties: [
+			// n8n's nodes panel names a trigger's action after the option of a property called
+			// "Event" (its `action`), or else "On new <node> event". Hidden: Watch Statuses decides.
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'hidden',
+				default: 'statusReached',
+				options: [
+					{
+						name: 'Message Reached a Watched Status',
+						value: 'statusReached',
+						action: 'On message delivered or failed',
+						description:
+							'Starts the workflow when a sent message is delivered or fails (the default Watch Statuses)',
+					},
+				],
+			},
 			{
 				displayName: 'Watch Statuses',
 				name: 'statuses',

@@ -240,19 +240,60 @@ function cli(line, env, args) {
 /** The credential the example workflows use, pointing at a simulator. */
 const EXAMPLE_CREDENTIAL = { id: 'smsSimulatorCred', name: 'SMS Messaging (local simulator)' };
 
-/** Imports the example workflows and their credential (n8n's CLI; n8n must not be running). */
-function importExamples(line, env, userFolder, data) {
-	const file = path.join(userFolder, 'example-credential.json');
-	fs.writeFileSync(
-		file,
-		JSON.stringify([{ ...EXAMPLE_CREDENTIAL, type: 'smsMessagingApi', data }]),
-	);
+/**
+ * The ids n8n already holds of `kind` ('workflow' or 'credentials'), read with its CLI. A folder
+ * whose database does not exist yet holds none (and spares two CLI runs).
+ */
+function existingIds(line, env, userFolder, kind) {
+	const sqlite = path.join(userFolder, '.n8n', 'database.sqlite');
+	if (env.DB_TYPE !== 'postgresdb' && !fs.existsSync(sqlite)) return new Set();
+	const file = path.join(userFolder, `existing-${kind}.json`);
 	try {
-		cli(line, env, ['import:credentials', `--input=${file}`]);
+		cli(line, env, [`export:${kind}`, '--all', `--output=${file}`]);
+		return new Set(JSON.parse(fs.readFileSync(file, 'utf8')).map((entry) => String(entry.id)));
+	} catch {
+		// n8n's export fails when there is nothing to export.
+		return new Set();
 	} finally {
-		fs.rmSync(file);
+		fs.rmSync(file, { force: true });
 	}
-	cli(line, env, ['import:workflow', '--separate', `--input=${path.join(root, 'examples')}`]);
+}
+
+/**
+ * Imports the example workflows and their credential that n8n does not hold yet, by id (n8n's
+ * CLI; n8n must not be running). What is there already, with the user's edits, is left as it
+ * is. Returns the names of the workflows imported.
+ */
+function importExamples(line, env, userFolder, data) {
+	if (!existingIds(line, env, userFolder, 'credentials').has(EXAMPLE_CREDENTIAL.id)) {
+		const file = path.join(userFolder, 'example-credential.json');
+		fs.writeFileSync(
+			file,
+			JSON.stringify([{ ...EXAMPLE_CREDENTIAL, type: 'smsMessagingApi', data }]),
+		);
+		try {
+			cli(line, env, ['import:credentials', `--input=${file}`]);
+		} finally {
+			fs.rmSync(file);
+		}
+	}
+	const existing = existingIds(line, env, userFolder, 'workflow');
+	const missing = fs
+		.readdirSync(path.join(root, 'examples'))
+		.filter((name) => name.endsWith('.json'))
+		.map((name) => JSON.parse(fs.readFileSync(path.join(root, 'examples', name), 'utf8')))
+		.filter((workflow) => !existing.has(workflow.id));
+	if (missing.length === 0) return [];
+	const dir = fs.mkdtempSync(path.join(userFolder, 'examples-'));
+	try {
+		for (const workflow of missing) {
+			fs.writeFileSync(path.join(dir, `${workflow.id}.json`), JSON.stringify(workflow));
+		}
+		cli(line, env, ['import:workflow', '--separate', `--input=${dir}`]);
+	} finally {
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+	return missing.map((workflow) => workflow.name);
 }
 
 /** Starts `n8n start` and resolves once it answers /healthz. */
@@ -357,8 +398,8 @@ async function launch(line, { userFolder, port, brokerPort, examples, inheritOut
 	log('Building and installing n8n-nodes-sms-messaging into n8n…');
 	installPackage(userFolder);
 	const env = environment(line, { userFolder, port, brokerPort });
-	if (examples) importExamples(line, env, userFolder, examples);
-	return await start(line, env, { port, inheritOutput });
+	const imported = examples ? importExamples(line, env, userFolder, examples) : [];
+	return { ...(await start(line, env, { port, inheritOutput })), imported };
 }
 
 function version(line) {

@@ -1,5 +1,7 @@
-// The node in n8n's editor, in a real browser: it can be added from the nodes panel, and each
-// resource and operation shows its own fields and none of the others'.
+// The node in n8n's editor, in a real browser: it can be added from the nodes panel by its short
+// actions (and the trigger by its own), each resource and operation shows its own fields and none
+// of the others', the PENDING hint shows only where it applies, and a wrong token's credential
+// test says what to fix.
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -108,25 +110,52 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			.locator('[data-test-id=node-creator-item-name]', { hasText: /^SMS Messaging$/ })
 			.first()
 			.click();
-		// The panel lists the node's actions by resource; every operation is offered.
+		// Triggers come in their own category, folded while the node has actions.
+		await page
+			.locator('[data-test-id=node-creator-category-item]', { hasText: 'Triggers' })
+			.click();
+		// The panel lists the node's actions by resource, short as on n8n's own nodes, and the
+		// trigger's action beside them.
 		for (const action of [
-			'Get many contacts up to a limit',
-			'Create a sender ID that can send only once approved in 1 to 3 weeks',
-			'Update a sender ID by its number and maybe send it back for approval',
-			'Get many sent SMS messages with their delivery status up to a limit',
+			'Get many contacts',
+			'Create a sender ID',
+			'Update a sender ID',
+			'Get many messages',
+			'On message delivered or failed',
 		]) {
 			await page.getByText(action, { exact: true }).waitFor();
 		}
-		await page
-			.getByText(
-				'Send SMS messages to phone numbers with country code at a cost of credits per message part',
-				{ exact: true },
-			)
-			.click();
+		await page.screenshot({ path: path.join(docs, 'editor-nodes-panel-actions.png') });
+		await page.getByText('Send an SMS', { exact: true }).click();
 		const labels = await shownLabels();
 		expect(labels).toEqual(
 			expect.arrayContaining(['Resource', 'Operation', 'Sender ID', 'Recipient Number', 'Message']),
 		);
+		// n8n names a new node after the action it was added with.
+		await page.keyboard.press('Escape');
+		await page.locator('[data-test-id=canvas-node]', { hasText: 'Send an SMS' }).waitFor();
+	});
+
+	test("the trigger is added from the panel by its action, under the trigger's own name", async () => {
+		const { id } = await n8n.createWorkflow(linearWorkflow(`Editor add trigger ${Date.now()}`, []));
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page.locator('[data-test-id=canvas-node]').first().waitFor();
+		await page.locator('[data-test-id=node-creator-plus-button]').click();
+		await page.locator('[data-test-id=node-creator-search-bar]').waitFor();
+		await page.keyboard.type('SMS Messaging');
+		await page
+			.locator('[data-test-id=node-creator-item-name]', { hasText: /^SMS Messaging$/ })
+			.first()
+			.click();
+		await page
+			.locator('[data-test-id=node-creator-category-item]', { hasText: 'Triggers' })
+			.click();
+		await page.getByText('On message delivered or failed', { exact: true }).click();
+		expect(await shownLabels()).toEqual(expect.arrayContaining(['Watch Statuses']));
+		await page.keyboard.press('Escape');
+		await page
+			.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging Trigger' })
+			.waitFor();
 	});
 
 	test.each(FORMS)(
@@ -170,13 +199,71 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			]),
 		);
 		expect(hints).toEqual([
-			expect.stringContaining(
-				'A Sender ID whose status is PENDING cannot send SMS until the service approves it',
-			),
+			expect.stringContaining('A new Sender ID is PENDING: it cannot send SMS until the service'),
 		]);
 		await page
 			.locator('[data-test-id=ndv]')
 			.screenshot({ path: path.join(docs, 'editor-sender-id-pending-hint.png') });
+	});
+
+	test('after a Sender ID → Update that leaves it APPROVED, no PENDING hint', async () => {
+		await n8n.simReset();
+		const { id } = await n8n.createWorkflow(
+			linearWorkflow(`Editor no pending hint ${Date.now()}`, [
+				// The simulator's ACME (number 1) is approved; changing only its access keeps it so.
+				smsNode(credential, {
+					resource: 'senderId',
+					operation: 'update',
+					id: 1,
+					name: 'ACME',
+					purpose: 'TRANSACTIONAL',
+					access: 'PUBLIC',
+					sample: 'ACME sample',
+				}),
+			]),
+		);
+		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
+		await page.locator('[data-test-id=canvas-node]', { hasText: 'SMS Messaging' }).dblclick();
+		await page.locator('[data-test-id=ndv] [data-test-id=node-execute-button]').click();
+		const output = page.locator('[data-test-id=ndv] [data-test-id=output-panel]');
+		await output.getByText('APPROVED', { exact: false }).first().waitFor({ timeout: 60_000 });
+		const hints = await page
+			.locator('[data-test-id=ndv] [data-test-id=node-hint]')
+			.allTextContents();
+		expect(hints.filter((hint) => hint.includes('PENDING'))).toEqual([]);
+	});
+
+	test('the credential test with a wrong token says to check the API Token', async () => {
+		const wrong = await n8n.createCredential(`SMS Messaging wrong token ${Date.now()}`, {
+			apiToken: 'not-the-token',
+		});
+		await page.goto(`${endpoints.n8nUrl}/home/credentials/${wrong.id}`);
+		const modal = page.locator('[data-test-id=editCredential-modal]');
+		await modal.waitFor();
+		try {
+			// n8n tests a saved credential when its dialog opens; Save tests it again.
+			await modal
+				.locator('[data-test-id=credential-save-button]')
+				.click({ timeout: 5_000 })
+				.catch(() => undefined);
+			await modal
+				.getByText(/Couldn.t connect with these settings/)
+				.first()
+				.waitFor({ timeout: 30_000 });
+			// The banner keeps the test's message behind "More details".
+			const details = modal.getByText('More details', { exact: false });
+			if (await details.count()) await details.first().click();
+			await modal
+				.getByText('The API refused the API Token (401): check the API Token of this credential', {
+					exact: false,
+				})
+				.first()
+				.waitFor({ timeout: 10_000 });
+		} catch (error) {
+			await page.screenshot({ path: '/tmp/i22-credential-dialog.png' });
+			throw error;
+		}
+		await modal.screenshot({ path: path.join(docs, 'editor-credential-wrong-token.png') });
 	});
 
 	test("the node's Settings offer n8n's Request Options: Batching, Ignore SSL Issues, Proxy, Timeout", async () => {

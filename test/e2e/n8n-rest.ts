@@ -1,6 +1,7 @@
 // Drives a running n8n through its own REST API, the way the editor does.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { INodeTypeDescription } from 'n8n-workflow';
 
 import { localN8n, STATE_FILE, type LineEndpoints } from './lines';
 
@@ -58,10 +59,15 @@ export class N8n {
 
 	/** The node types the editor is offered. */
 	async nodeTypes(): Promise<string[]> {
+		return (await this.nodeTypeDescriptions()).map((type) => type.name);
+	}
+
+	/** The node type descriptions n8n's editor loads (its nodes panel and forms come from them). */
+	async nodeTypeDescriptions(): Promise<INodeTypeDescription[]> {
 		const response = await fetch(`${this.endpoints.n8nUrl}/types/nodes.json`, {
 			headers: { cookie: this.cookie },
 		});
-		return ((await response.json()) as Array<{ name: string }>).map((type) => type.name);
+		return (await response.json()) as INodeTypeDescription[];
 	}
 
 	/** A credential of this package's type; `data` overrides the simulator defaults. */

@@ -42,11 +42,21 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const types = await n8n.nodeTypes();
 			expect(types).toContain(SMS);
 			// usableAsTool: n8n also offers it to AI agents as a tool, from n8n 1.85 on (see the node).
-			if (endpoints.line === '1.82') expect(types).not.toContain(`${SMS}Tool`);
-			else expect(types).toContain(`${SMS}Tool`);
+			if (endpoints.line === '1.82') {
+				expect(types).not.toContain(`${SMS}Tool`);
+				return;
+			}
+			expect(types).toContain(`${SMS}Tool`);
+			// Its tool description, when set by hand, starts from the node's description.
+			const descriptions = await n8n.nodeTypeDescriptions();
+			const node = descriptions.find((type) => type.name === SMS)!;
+			const tool = descriptions.find((type) => type.name === `${SMS}Tool`)!;
+			expect(tool.properties.find((p) => p.name === 'toolDescription')?.default).toBe(
+				node.description,
+			);
 		});
 
-		test('the credential test passes through n8n, and fails with a wrong token', async () => {
+		test('the credential test passes through n8n, and says what to fix for a wrong token or Base URL', async () => {
 			const data = {
 				apiToken: endpoints.simulatorToken,
 				baseUrl: `${endpoints.simulatorBaseUrl}/`,
@@ -70,7 +80,29 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					data: { ...data, apiToken: 'wrong' },
 				},
 			});
-			expect(bad.status).toBe('Error');
+			expect(bad).toEqual({
+				status: 'Error',
+				message:
+					'The API refused the API Token (401): check the API Token of this credential, or create a new token in your Messaging Service account',
+			});
+
+			const wrongPath = await n8n.rest<{ status: string; message: string }>(
+				'POST',
+				'/credentials/test',
+				{
+					credentials: {
+						id: credential.id,
+						name: credential.name,
+						type: 'smsMessagingApi',
+						data: { ...data, baseUrl: endpoints.simulatorBaseUrl.replace('/api/v3', '/api/v2') },
+					},
+				},
+			);
+			expect(wrongPath).toEqual({
+				status: 'Error',
+				message:
+					'Nothing answers at this Base URL (404): check the Base URL, including its /api/v3 prefix, e.g. https://api.example.com/api/v3',
+			});
 		});
 
 		test('example: a personalised SMS to every row goes out as envelopes of one request', async () => {
@@ -91,13 +123,20 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			]);
 		});
 
-		test('example: the nightly report asks for FAILED messages since yesterday, all pages', async () => {
+		test("example: the nightly report asks for yesterday's FAILED messages (UTC), all pages", async () => {
 			const run = await n8n.run('exNightlyFailed');
 			expect(run.status).toBe('success');
 			const [request] = await n8n.simRequests();
-			expect(request.query).toMatchObject({ status: 'FAILED', records: '100', sort: 'sentAt,asc' });
-			expect(request.query['start-date']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-			for (const item of outputOf(run, 'Failed SMS since yesterday'))
+			const today = new Date().toISOString().slice(0, 10);
+			const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+			expect(request.query).toMatchObject({
+				status: 'FAILED',
+				records: '100',
+				sort: 'sentAt,asc',
+				'start-date': yesterday,
+				'end-date': today,
+			});
+			for (const item of outputOf(run, 'Failed SMS of yesterday'))
 				expect(item.json.status).toBe('FAILED');
 		});
 

@@ -50,8 +50,9 @@ export function userIdFilter(records: string): SmsListFilter {
 			displayName: 'User ID',
 			name: 'userId',
 			type: 'number',
-			// Empty: adding the filter must not silently narrow the list to some user.
-			default: '',
+			// 0 is no user: a filter added and left at 0 is refused, naming the field, rather than
+			// silently narrowing the list to some user.
+			default: 0,
 			placeholder: 'e.g. 12',
 			description: `Only ${records} of this user. Admin accounts only: other accounts get a permission error (403).`,
 		},

@@ -14,7 +14,7 @@ export const contactDescription: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				action: 'Get many contacts up to a limit',
+				action: 'Get many contacts',
 				description:
 					'List contacts, newest first, optionally matching a search. Soft-deleted contacts are included with "deletedAt" set.',
 				// The contact list accepts no `sort` parameter (spec 4.5): nothing here sends one.

@@ -17,7 +17,7 @@ export const senderIdDescription: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				action: 'Create a sender ID that can send only once approved in 1 to 3 weeks',
+				action: 'Create a sender ID',
 				description:
 					'Register a sender name for approval. It starts as PENDING and can send once approved (1 to 3 business weeks).',
 				routing: {
@@ -34,8 +34,9 @@ export const senderIdDescription: INodeProperties[] = [
 			{
 				name: 'Update',
 				value: 'update',
-				action: 'Update a sender ID by its number and maybe send it back for approval',
-				description: 'Change the name, purpose, access or sample of a Sender ID',
+				action: 'Update a sender ID',
+				description:
+					'Change the name, purpose, access or sample of a Sender ID, given by its number. A change that needs review puts it back to PENDING.',
 				routing: {
 					request: { method: 'PUT', url: '/sender-ids' },
 					send: { paginate: true },

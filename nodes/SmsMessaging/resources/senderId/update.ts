@@ -14,8 +14,9 @@ export const senderIdUpdateFields = [
 			name: 'id',
 			type: 'number',
 			required: true,
-			// Empty, so that the editor asks for it: every ID the API gives is 1 or more.
-			default: '',
+			// 0 is no Sender ID (every ID the API gives is 1 or more): a run left at 0 is refused,
+			// naming this field, before any request.
+			default: 0,
 			placeholder: 'e.g. 42',
 			description:
 				'The number that identifies the Sender ID to update: the ID that Create returned, not its name',

@@ -16,7 +16,7 @@ export const smsDescription: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				action: 'Get many sent SMS messages with their delivery status up to a limit',
+				action: 'Get many messages',
 				description:
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
 				routing: {
@@ -34,10 +34,9 @@ export const smsDescription: INodeProperties[] = [
 			{
 				name: 'Send',
 				value: 'send',
-				action:
-					'Send SMS messages to phone numbers with country code at a cost of credits per message part',
+				action: 'Send an SMS',
 				description:
-					'Send one SMS per input item, batched into few requests. Costs credits: at least one per message.',
+					'Send one SMS per input item to a phone number with country code, batched into few requests. Costs credits: at least one per message part.',
 			},
 		],
 		default: 'send',

@@ -164,15 +164,6 @@ export const smsSendDescription: INodeProperties[] = [
 				description:
 					'How many send requests may be in flight at once, after the first request of the run has gone out alone. 1 sends one request after another. A 429 or 503 on any request holds back all of them.',
 			},
-			{
-				displayName: 'Timeout',
-				name: 'timeout',
-				type: 'number',
-				default: 60000,
-				typeOptions: { minValue: 1 },
-				description:
-					"Milliseconds to wait for the API to answer a send request; when not added, the Timeout of the node's Settings → Request Options applies, or 60000. Messages of a request that times out are reported as delivery unknown and are never re-sent automatically.",
-			},
 		],
 	},
 ];
@@ -191,7 +182,6 @@ interface SendOptions {
 	maxMessages: number;
 	onRequestFailure: 'stop' | 'continue';
 	parallelRequests: number;
-	timeout?: number;
 }
 
 /** Why the items of one request did not go out as sent. */
@@ -309,8 +299,7 @@ export async function sendBatch(
 			body: { senderId: batch[0].senderId, envelopes: batch.map(({ envelope }) => envelope) },
 			json: true,
 			...settings.request,
-			// Send's own Timeout wins over the node's Settings.
-			timeout: options.timeout ?? settings.request.timeout ?? 60_000,
+			timeout: settings.request.timeout ?? 60_000,
 		},
 		policy,
 		control,
@@ -463,9 +452,6 @@ function readOptions(this: IExecuteFunctions): SendOptions {
 		) as SendOptions['onRequestFailure'],
 		parallelRequests: option('parallelRequests', DEFAULT_PARALLEL_REQUESTS, (v) =>
 			integerInRange(ref('parallelRequests', 'Requests in Parallel'), v, 1, 16),
-		),
-		timeout: option<number | undefined>('timeout', undefined, (v) =>
-			integerInRange(ref('timeout', 'Timeout'), v, 1),
 		),
 	};
 }
