@@ -129,7 +129,10 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(`${url.origin}${url.pathname}`).toBe(
 				`${endpoints.n8nUrl}/webhook-waiting/${executionId}/6a1f3c2e-4b5d-4e6f-8a9b-0c1d2e3f4a5b`,
 			);
-			expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+			// n8n 1.82 has no signed resume links (docs/approval.md): its link is the bare one.
+			const signed = endpoints.line !== '1.82';
+			if (signed) expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+			else expect(url.search).toBe('');
 			expect(messages.join('')).not.toContain(endpoints.simulatorToken);
 
 			// The phone opens the link: the page, with the message and the button; nothing recorded.
@@ -143,10 +146,12 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect((await n8n.executionOutput(executionId, NODE)).status).toBe('waiting');
 
 			// A link that n8n did not sign is refused by n8n before the node sees it.
-			const forged = new URL(link);
-			forged.searchParams.set('signature', '0'.repeat(64));
-			expect((await post(forged.href, 'true')).status).toBe(401);
-			expect((await n8n.executionOutput(executionId, NODE)).status).toBe('waiting');
+			if (signed) {
+				const forged = new URL(link);
+				forged.searchParams.set('signature', '0'.repeat(64));
+				expect((await post(forged.href, 'true')).status).toBe(401);
+				expect((await n8n.executionOutput(executionId, NODE)).status).toBe('waiting');
+			}
 
 			const recorded = await post(link, 'true');
 			expect(recorded.status).toBe(200);
