@@ -91,6 +91,7 @@ describe("what a model is told in n8n's automatic tool description", () => {
 		['contact', 'getAll', 'Get many contacts in SMS Messaging'],
 		['senderId', 'create', 'Create a sender ID in SMS Messaging'],
 		['senderId', 'update', 'Update a sender ID in SMS Messaging'],
+		['sms', 'getStatus', 'Get the delivery status of sent messages in SMS Messaging'],
 	])('%s → %s', (resource, operation, told) => {
 		const node = {
 			parameters: { resource, operation, descriptionType: 'auto' },
