@@ -160,7 +160,7 @@ describe('over HTTP', () => {
 			[{ item: 1 }, `Delivery unknown: ${UNANSWERED}`],
 		]);
 		for (const item of result.items) {
-			expect(item.error?.description).toMatch(/^Outcome: delivery unknown, request 1 of 1\./);
+			expect(item.error?.description).toMatch(/^Outcome: may have been sent, request 1 of 1\./);
 		}
 	});
 

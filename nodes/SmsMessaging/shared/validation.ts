@@ -72,12 +72,20 @@ export function senderIdName(ref: FieldRef, value: unknown): string {
 const PHONE_DECORATION = /[\s\-().]/g;
 
 /**
+ * A number as Send puts it in an envelope: without spaces, dashes, dots, parentheses and a
+ * leading "+" or "00". Numbers the API echoes back are compared in this form.
+ */
+export function normalisedNumber(raw: string): string {
+	return raw.replace(PHONE_DECORATION, '').replace(/^(\+|00)/, '');
+}
+
+/**
  * The API wants digits with the country code and no plus sign. Spaces, dashes, dots and
  * parentheses are dropped, and a leading "+" or international "00" prefix is removed.
  */
 export function phoneNumber(ref: FieldRef, value: unknown): string {
 	const raw = requiredText(ref, value);
-	const digits = raw.replace(PHONE_DECORATION, '').replace(/^(\+|00)/, '');
+	const digits = normalisedNumber(raw);
 	if (!/^\d{6,15}$/.test(digits)) {
 		throw invalidField(
 			ref,
@@ -184,4 +192,27 @@ export function apiDate(ref: FieldRef, value: unknown): string {
 	const parsed = new Date(text);
 	if (Number.isNaN(parsed.getTime()) || !/[a-z]/i.test(text)) throw fail();
 	return isoDate(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate()) ?? '';
+}
+
+/**
+ * A base URL from the credential: http or https with a host. Checked before the first request, so
+ * that a URL without a scheme ("send.example.com/api/v3") is refused by name instead of failing
+ * in the HTTP client.
+ */
+export function httpUrl(ref: FieldRef, value: unknown): string {
+	const text = requiredText(ref, value).trim();
+	let url: URL | undefined;
+	try {
+		url = new URL(text);
+	} catch {
+		url = undefined;
+	}
+	if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname) {
+		throw invalidField(
+			ref,
+			`is not an http or https URL with a host: ${show(text)}`,
+			'Nothing was sent. Correct it in the credential, for example https://api.example.com/api/v3.',
+		);
+	}
+	return text;
 }
