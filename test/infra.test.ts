@@ -1,8 +1,11 @@
 // The test infrastructure itself: the package as n8n's loader gives it, the forward proxy, and the
 // simulator over HTTPS.
+import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 
 import { Simulator } from './simulator/simulator';
@@ -103,5 +106,54 @@ describe('the proxy and the simulator', () => {
 			code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
 		});
 		expect((await fetchWith(https, { ...request, ca: secure.certificate })).status).toBe(200);
+	});
+});
+
+describe('the n8n hosts the scripts install', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const local = require('../scripts/lib/local-n8n');
+
+	test.each(Object.keys(local.LINES))('n8n %s is locked: its lockfile is of its manifest', (line) => {
+		const { manifest, lockfile } = local.lockedFiles(line);
+		const wanted = JSON.parse(manifest);
+		const locked = JSON.parse(lockfile);
+		expect(locked.packages[''].dependencies).toEqual(wanted.dependencies);
+		expect(locked.packages['node_modules/n8n'].version).toBe(wanted.dependencies.n8n);
+		// Every package is pinned by version and checksum; no registry address is recorded.
+		for (const [where, entry] of Object.entries<{ version?: string; integrity?: string }>(
+			locked.packages,
+		)) {
+			if (where === '' || 'link' in entry) continue;
+			expect(entry.version).toMatch(/^\d/);
+			expect(entry).not.toHaveProperty('resolved');
+		}
+	});
+
+	test('a locked version the registry lacks fails naming the install and the package', () => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lock-'));
+		const dependencies = { '@types/jest': '99.99.99' };
+		fs.writeFileSync(
+			path.join(dir, 'package.json'),
+			JSON.stringify({ name: 'host', private: true, dependencies }),
+		);
+		fs.writeFileSync(
+			path.join(dir, 'package-lock.json'),
+			JSON.stringify({
+				name: 'host',
+				lockfileVersion: 3,
+				requires: true,
+				packages: {
+					'': { name: 'host', dependencies },
+					'node_modules/@types/jest': { version: '99.99.99', license: 'MIT' },
+				},
+			}),
+		);
+		try {
+			expect(() => local.npmCi('n8n 9.x host (scripts/n8n/9.x)', 'scripts/n8n/9.x', dir)).toThrow(
+				'Could not install the n8n 9.x host (scripts/n8n/9.x): the registry does not serve @types/jest@99.99.99, locked in scripts/n8n/9.x/package-lock.json.',
+			);
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });

@@ -1,9 +1,9 @@
-import { NodeConnectionTypes, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { contactDescription } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
 import { send, smsDescription } from './resources/sms';
-import { SMS_ICON } from './shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from './shared/descriptions';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,8 +17,8 @@ export class SmsMessaging implements INodeType {
 			'Send SMS through the Messaging Service API, register Sender IDs, and list sent messages and contacts',
 		defaults: { name: 'SMS Messaging' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		inputs: [MAIN_CONNECTION],
+		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
 		// Every operation but Send runs on n8n's routing, from these defaults and the routing of
 		// its fields; the credential adds the header each endpoint authenticates with.

