@@ -5,14 +5,14 @@ import { unexpectedBodyError, type ApiErrorContext } from './errors';
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
 
-interface PageMetadata {
+export interface PageMetadata {
 	last?: unknown;
 	totalPages?: unknown;
 	totalElements?: unknown;
 }
 
 /** The SMS list puts page metadata under `pagination`, the contact list beside `content`. */
-function pageMetadata(data: JsonObject): PageMetadata {
+export function pageMetadata(data: JsonObject): PageMetadata {
 	const nested = data.pagination;
 	return nested && typeof nested === 'object' && !Array.isArray(nested)
 		? (nested as PageMetadata)

@@ -72,21 +72,20 @@ export function senderIdName(ref: FieldRef, value: unknown): string {
 const PHONE_DECORATION = /[\s\-().]/g;
 
 /**
- * A number as Send puts it in an envelope: without spaces, dashes, dots, parentheses and a
- * leading "+" or "00". Numbers the API echoes back are compared in this form.
+ * A phone number as the API wants it: digits with the country code and no plus sign. Spaces,
+ * dashes, dots and parentheses are dropped, and a leading "+" or international "00" prefix is
+ * removed. Undefined when what is left is not 6 to 15 digits.
  */
-export function normalisedNumber(raw: string): string {
-	return raw.replace(PHONE_DECORATION, '').replace(/^(\+|00)/, '');
+export function normalisedPhoneNumber(text: string): string | undefined {
+	const digits = text.replace(PHONE_DECORATION, '').replace(/^(\+|00)/, '');
+	return /^\d{6,15}$/.test(digits) ? digits : undefined;
 }
 
-/**
- * The API wants digits with the country code and no plus sign. Spaces, dashes, dots and
- * parentheses are dropped, and a leading "+" or international "00" prefix is removed.
- */
+/** A phone number normalised as `normalisedPhoneNumber` does; anything else is refused. */
 export function phoneNumber(ref: FieldRef, value: unknown): string {
 	const raw = requiredText(ref, value);
-	const digits = normalisedNumber(raw);
-	if (!/^\d{6,15}$/.test(digits)) {
+	const digits = normalisedPhoneNumber(raw);
+	if (digits === undefined) {
 		throw invalidField(
 			ref,
 			`is not a phone number: ${show(raw)}`,

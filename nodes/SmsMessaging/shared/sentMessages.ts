@@ -1,0 +1,234 @@
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE, pageMetadata } from './list';
+import { normalisedPhoneNumber } from './validation';
+
+// Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
+// (spec section 6). The spec has no request for one message and does not say that an outgoing
+// record's `id` (Send's answer) is the SMS list's `id`, so a message is found by its recipient
+// and its exact text, and its id only chooses between records that both match.
+
+/** A message sent earlier, to be found in the SMS list. */
+export interface SentMessage {
+	/** The number it went to, in any form Send accepts (compared after Send's normalisation). */
+	recipient: string;
+	/** Its text exactly as sent. */
+	text: string;
+	/** The id Send's outgoing record gave it, if known: preferred, never required. */
+	messageId?: string | number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A record's number as Send would have sent it (or as given, when it is no phone number). */
+function recipientOf(value: unknown): string {
+	const text = String(value ?? '');
+	return normalisedPhoneNumber(text) ?? text;
+}
+
+const isSetId = (messageId: SentMessage['messageId']) =>
+	messageId !== undefined && messageId !== '';
+
+const sameId = (id: unknown, messageId: SentMessage['messageId']) =>
+	isSetId(messageId) && id !== undefined && String(id) === String(messageId);
+
+/** Newest first: by `sentAt`, then by the larger id. */
+function recency(a: IDataObject, b: IDataObject): number {
+	const at = (r: IDataObject) => {
+		const ms = Date.parse(String(r.sentAt));
+		return Number.isNaN(ms) ? -Infinity : ms;
+	};
+	const byTime = at(b) - at(a);
+	if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
+	return Number(b.id) - Number(a.id) || 0;
+}
+
+/**
+ * Gives each wanted message its SMS record, or undefined when the records hold none:
+ * - a record matches a message when its recipient (normalised like Send's numbers) and its
+ *   `content` (exactly) are the message's;
+ * - a matching record whose `id` equals the message's `messageId` is its record;
+ * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
+ *   given, in the order the messages come: the same text sent to the same number several times
+ *   gives each message a different record, the first message the most recent;
+ * - no record is given to two messages;
+ * - once one message's `messageId` is the id of its record (so Send's ids are the list's ids),
+ *   a message whose `messageId` matches no record gets none: an older message with the same text
+ *   would be another message's record.
+ */
+export function matchSentMessages(
+	wanted: SentMessage[],
+	records: IDataObject[],
+): Array<IDataObject | undefined> {
+	const byKey = new Map<string, IDataObject[]>();
+	for (const record of records) {
+		const key = JSON.stringify([recipientOf(record.recipient), record.content]);
+		const group = byKey.get(key) ?? [];
+		group.push(record);
+		byKey.set(key, group);
+	}
+	for (const group of byKey.values()) group.sort(recency);
+	const candidates = wanted.map(
+		({ recipient, text }) => byKey.get(JSON.stringify([recipientOf(recipient), text])) ?? [],
+	);
+
+	const given = new Set<IDataObject>();
+	const result: Array<IDataObject | undefined> = wanted.map(({ messageId }, k) => {
+		const own = candidates[k].find((record) => sameId(record.id, messageId) && !given.has(record));
+		if (own) given.add(own);
+		return own;
+	});
+	const idsAreListIds = result.some(Boolean);
+	return result.map((own, k) => {
+		if (own) return own;
+		if (idsAreListIds && isSetId(wanted[k].messageId)) return undefined;
+		const next = candidates[k].find((record) => !given.has(record));
+		if (next) given.add(next);
+		return next;
+	});
+}
+
+/** Whether more (older) records could still change what `matched` gives: see findSentMessages. */
+function settled(wanted: SentMessage[], matched: Array<IDataObject | undefined>): boolean[] {
+	return wanted.map(({ messageId }, k) => {
+		const record = matched[k];
+		return record !== undefined && (!isSetId(messageId) || sameId(record.id, messageId));
+	});
+}
+
+/** The first day of a window of `lookbackDays` days before today, UTC (the API's timestamps). */
+export function windowStart(lookbackDays: number, now = Date.now()): string {
+	return new Date(now - lookbackDays * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * Reads one page of `GET {baseUrl}/sms` with these query parameters (retrying what the caller
+ * retries) and gives the answer's `data`, whose `content` has been checked to be a list.
+ */
+export type SmsPageReader = (query: IDataObject) => Promise<JsonObject>;
+
+export interface FindOptions {
+	/** Messages sent from this many days before today (UTC) on are looked at; 0 for today only. */
+	lookbackDays: number;
+	readPage: SmsPageReader;
+	/** Pages read at once when the whole window is read (default 1). */
+	parallel?: number;
+	/** Now, in milliseconds (tests). */
+	now?: number;
+}
+
+export interface FindResult {
+	/** Per wanted message, in order: its SMS record as the list gave it, or undefined. */
+	records: Array<IDataObject | undefined>;
+	/** List requests made (retries of one request not counted). */
+	requests: number;
+}
+
+/** What one page says about the pages after it. */
+function pageFacts(data: JsonObject, page: number) {
+	const content = data.content as IDataObject[];
+	const { last, totalPages, totalElements } = pageMetadata(data);
+	const pages =
+		typeof totalPages === 'number'
+			? totalPages
+			: typeof totalElements === 'number'
+				? Math.ceil(totalElements / MAX_PAGE_SIZE)
+				: undefined;
+	const isLast =
+		content.length === 0 ||
+		last === true ||
+		(pages !== undefined && page >= pages) ||
+		(content.length < MAX_PAGE_SIZE && last !== false);
+	return { content, pages, isLast };
+}
+
+/**
+ * Finds sent messages in the SMS list of the last `lookbackDays` days (start-date, UTC), newest
+ * first (`sort=sentAt,desc`, 100 per page), and matches them as `matchSentMessages` does.
+ *
+ * It reads the window's first page, which holds the latest messages (often all it needs). Then,
+ * when the window has more pages than the numbers still to find plus one, it searches each such
+ * number (`query`), page by page; otherwise it reads the rest of the window, `parallel` pages at
+ * a time. Either stops as soon as the records read settle every message: each has its record,
+ * by its `messageId` when it has one. So, with the API's page counts, it makes at most
+ * min(messages, window pages) + 1 list requests, as long as no number it searches has more than
+ * 100 messages in the window that have to be paged through to settle its messages.
+ */
+export async function findSentMessages(
+	wanted: SentMessage[],
+	{ lookbackDays, readPage, parallel = 1, now }: FindOptions,
+): Promise<FindResult> {
+	let requests = 0;
+	const window = { 'start-date': windowStart(lookbackDays, now), sort: 'sentAt,desc' };
+	const read = async (page: number, query?: string) => {
+		requests++;
+		const data = await readPage({
+			...window,
+			...(query === undefined ? {} : { query }),
+			page,
+			records: MAX_PAGE_SIZE,
+		});
+		return pageFacts(data, page);
+	};
+	const records: IDataObject[] = [];
+	const seen = new Set<string>();
+	const add = (content: IDataObject[]) => {
+		for (const record of content) {
+			// A search finds records the window's first page already gave.
+			const key = record.id === undefined ? JSON.stringify(record) : String(record.id);
+			if (seen.has(key)) continue;
+			seen.add(key);
+			records.push(record);
+		}
+	};
+	const unsettled = () => {
+		const done = settled(wanted, matchSentMessages(wanted, records));
+		return wanted.filter((_, k) => !done[k]);
+	};
+	const result = () => ({ records: matchSentMessages(wanted, records), requests });
+	if (wanted.length === 0) return result();
+
+	const first = await read(1);
+	add(first.content);
+	let open = unsettled();
+	if (first.isLast || open.length === 0) return result();
+
+	const numbers = [...new Set(open.map(({ recipient }) => recipientOf(recipient)))];
+	if (first.pages !== undefined && numbers.length < first.pages - 1) {
+		for (const number of numbers) {
+			for (let page = 1; ; page++) {
+				const found = await read(page, number);
+				add(found.content);
+				open = unsettled();
+				if (found.isLast || !open.some((m) => recipientOf(m.recipient) === number)) break;
+			}
+		}
+		return result();
+	}
+
+	// The rest of the window: pages taken in order, read up to `parallel` ahead while the page
+	// count is known, never past it.
+	const ahead = new Map<number, Promise<ReturnType<typeof pageFacts>>>();
+	let next = 2;
+	try {
+		for (let page = 2; ; page++) {
+			for (
+				;
+				next < page + parallel && (first.pages === undefined ? next === page : next <= first.pages);
+				next++
+			) {
+				const pending = read(next);
+				// Read ahead; its error, if it is ever used, is thrown below.
+				pending.catch(() => undefined);
+				ahead.set(next, pending);
+			}
+			const facts = await ahead.get(page)!;
+			ahead.delete(page);
+			add(facts.content);
+			if (facts.isLast || unsettled().length === 0) return result();
+		}
+	} finally {
+		// Pages read past the one that settles everything are not used; none is left running.
+		await Promise.allSettled(ahead.values());
+	}
+}
