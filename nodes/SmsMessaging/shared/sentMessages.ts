@@ -26,6 +26,9 @@ function recipientOf(value: unknown): string {
 	return normalisedPhoneNumber(text) ?? text;
 }
 
+/** What a message and its record have in common: the normalised number and the exact text. */
+const keyOf = (recipient: unknown, text: unknown) => JSON.stringify([recipientOf(recipient), text]);
+
 const isSetId = (messageId: SentMessage['messageId']) =>
 	messageId !== undefined && messageId !== '';
 
@@ -62,15 +65,13 @@ export function matchSentMessages(
 ): Array<IDataObject | undefined> {
 	const byKey = new Map<string, IDataObject[]>();
 	for (const record of records) {
-		const key = JSON.stringify([recipientOf(record.recipient), record.content]);
+		const key = keyOf(record.recipient, record.content);
 		const group = byKey.get(key) ?? [];
 		group.push(record);
 		byKey.set(key, group);
 	}
 	for (const group of byKey.values()) group.sort(recency);
-	const candidates = wanted.map(
-		({ recipient, text }) => byKey.get(JSON.stringify([recipientOf(recipient), text])) ?? [],
-	);
+	const candidates = wanted.map(({ recipient, text }) => byKey.get(keyOf(recipient, text)) ?? []);
 
 	const given = new Set<IDataObject>();
 	const result: Array<IDataObject | undefined> = wanted.map(({ messageId }, k) => {
@@ -85,14 +86,6 @@ export function matchSentMessages(
 		const next = candidates[k].find((record) => !given.has(record));
 		if (next) given.add(next);
 		return next;
-	});
-}
-
-/** Whether more (older) records could still change what `matched` gives: see findSentMessages. */
-function settled(wanted: SentMessage[], matched: Array<IDataObject | undefined>): boolean[] {
-	return wanted.map(({ messageId }, k) => {
-		const record = matched[k];
-		return record !== undefined && (!isSetId(messageId) || sameId(record.id, messageId));
 	});
 }
 
@@ -172,6 +165,8 @@ export async function findSentMessages(
 	};
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
+	/** Per number and text: how many records were read, and their ids. */
+	const readByKey = new Map<string, { count: number; ids: Set<string> }>();
 	const add = (content: IDataObject[]) => {
 		for (const record of content) {
 			// A search finds records the window's first page already gave.
@@ -179,11 +174,34 @@ export async function findSentMessages(
 			if (seen.has(key)) continue;
 			seen.add(key);
 			records.push(record);
+			const group = keyOf(record.recipient, record.content);
+			const entry = readByKey.get(group) ?? { count: 0, ids: new Set<string>() };
+			entry.count++;
+			if (record.id !== undefined) entry.ids.add(String(record.id));
+			readByKey.set(group, entry);
 		}
 	};
+	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
+	const wantedPerKey = new Map<string, number>();
+	for (const key of keys) wantedPerKey.set(key, (wantedPerKey.get(key) ?? 0) + 1);
+	/**
+	 * The messages that older records could still change: pages come newest first, so a number and
+	 * text is settled once every message of it with a message ID has the record with that ID, and
+	 * there are as many records as messages (the others take the most recent ones left).
+	 */
 	const unsettled = () => {
-		const done = settled(wanted, matchSentMessages(wanted, records));
-		return wanted.filter((_, k) => !done[k]);
+		const open = new Set<string>();
+		keys.forEach((key, k) => {
+			const entry = readByKey.get(key);
+			const { messageId } = wanted[k];
+			if (
+				!entry ||
+				entry.count < wantedPerKey.get(key)! ||
+				(isSetId(messageId) && !entry.ids.has(String(messageId)))
+			)
+				open.add(key);
+		});
+		return wanted.filter((_, k) => open.has(keys[k]));
 	};
 	const result = () => ({ records: matchSentMessages(wanted, records), requests });
 	if (wanted.length === 0) return result();
