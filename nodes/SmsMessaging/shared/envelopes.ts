@@ -3,7 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import {
 	fieldsOf,
 	isSet,
-	normalisedNumber,
+	normalisedPhoneNumber,
 	phoneNumber,
 	requiredText,
 	senderIdName,
@@ -77,7 +77,7 @@ function echoKey(record: unknown): string | undefined {
 	const { recipient, message, thirdPartyRef } = record as IDataObject;
 	if (typeof recipient !== 'string' || typeof message !== 'string') return undefined;
 	const ref = isSet(thirdPartyRef) ? String(thirdPartyRef) : '';
-	return JSON.stringify([normalisedNumber(recipient), message, ref]);
+	return JSON.stringify([normalisedPhoneNumber(recipient) ?? recipient, message, ref]);
 }
 
 /**
