@@ -8,10 +8,15 @@ import { useSimulator } from './helpers/simulator';
 const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
+const listRequests = () => ctx.sim.requests.filter((r) => r.path === '/sms');
+
+/** The SMS list cannot be read, so Send cannot find out what an unknown outcome was. */
+const listUnreadable = () => ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 
 describe('unknown outcomes are never reported as nothing sent', () => {
-	test('a timeout while the API accepts the messages: may have been sent, never "No message of this run was sent."', async () => {
+	test('a timeout while the API accepts the messages, the SMS list unreadable: may have been sent, never "No message of this run was sent."', async () => {
 		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		listUnreadable();
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
 			items: customers(2),
@@ -22,6 +27,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 		expect(description).toContain(
 			'May have been sent (2 messages): items 0-1. Check SMS → Get Many before sending them again.',
 		);
+		expect(description).toContain('Not checked in the SMS list: ');
 		expect(description).not.toContain('No message of this run was sent.');
 		// The simulator accepted both: reporting them as not sent would have them paid twice.
 		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
@@ -89,6 +95,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 	test('sent, not sent and may have been sent in one run, each counted with its items', async () => {
 		// Request 2 times out after the API processed it; request 3 is refused.
 		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		listUnreadable();
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
 			parameters: send({
@@ -110,6 +117,74 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			'ORD-2',
 			'ORD-3',
 		]);
+	});
+});
+
+describe('unknown outcomes are looked up in the SMS list', () => {
+	test("a timeout after the API accepted the messages: both found in today's SMS list, reported as sent with its records", async () => {
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		const result = await runWorkflow({
+			parameters: send({ timeout: 500 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(
+			result.items.map((item) => [item.pairedItem, item.json.recipient, item.json.content]),
+		).toEqual([
+			[{ item: 0 }, '254710000000', 'Order ORD-0 is on its way'],
+			[{ item: 1 }, '254710000001', 'Order ORD-1 is on its way'],
+		]);
+		expect(result.items.every((item) => item.json.foundInSmsList === true)).toBe(true);
+		expect(sendRequests()).toHaveLength(1);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
+		const today = new Date().toISOString().slice(0, 10);
+		expect(listRequests().map((r) => r.query['start-date'])).toContain(today);
+	});
+
+	test('a 502 whose request was never processed: not found, so it stays "may have been sent", and nothing is re-sent', async () => {
+		ctx.sim.inject({ host: 'send', status: 502 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.description).toContain('May have been sent (2 messages): items 0-1.');
+		expect(result.error?.description).toContain("Not found in today's SMS list");
+		expect(listRequests().length).toBeGreaterThan(0);
+		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('the same text to the same number sent before this run is not taken as proof', async () => {
+		ctx.sim.addSms({
+			recipient: '254710000000',
+			content: 'Order ORD-0 is on its way',
+			sentAt: new Date(Date.now() - 10 * 60_000).toISOString(),
+			campaignId: undefined,
+		});
+		ctx.sim.inject({ host: 'send', status: 504 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.description).toContain('May have been sent (1 message): items 0.');
+	});
+
+	test("the run's own sent message with the same number and text is never another item's proof", async () => {
+		// Two identical envelopes: request 1 carries item 0 and is accepted; request 2 (item 1) gets
+		// a 500 without being processed.
+		const items = [0, 1].map(() => ({ phone: '254710000000', order: 'SAME' }));
+		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 1, parallelRequests: 1 }),
+			items,
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items[0].json.status).toBe('SENT');
+		expect(result.items[1].json.error).toMatch(/^Delivery unknown: /);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
 	});
 });
 

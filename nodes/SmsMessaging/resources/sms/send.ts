@@ -32,6 +32,7 @@ import {
 	type SendOutcome,
 } from '../../shared/outcome';
 import { readLedger, writeLedger, type LedgerEntry } from '../../shared/sendLedger';
+import { lookUpSent } from '../../shared/sendLookup';
 import { estimateParts } from '../../shared/smsParts';
 import {
 	CREDENTIAL_TYPE,
@@ -516,18 +517,22 @@ function runError(
 	recalled: Envelope[],
 	requests: number,
 ): NodeApiError {
-	const failed = reports.filter((report) => report.failure);
+	const open = (batch: Envelope[]) =>
+		batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
+	const failed = reports.filter((report) => report.failure && open(report.batch).length > 0);
 	const lines: string[] = [];
-	for (const { request, batch, failure, sent } of failed) {
-		const { outcome, message, description } = failure!;
-		const items = batch.filter((_, k) => !sent[k]).map((e) => e.itemIndex);
+	for (const { request, batch, failure } of failed) {
+		const { outcome, message } = failure!;
+		const left = open(batch);
+		// What the run found out since (the SMS list lookup) is in the account, not the report.
+		const account = accounts.get(left[0]);
+		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
 		lines.push(
-			`Request ${request} of ${requests}, items ${itemRanges(items)}, ${OUTCOME_WORDS[outcome]}: ${message}`,
+			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${message}`,
 		);
 		if (description) lines.push(description);
 		if (outcome === 'unknown') {
-			const envelopes = batch.filter((_, k) => !sent[k]).map(({ envelope }) => envelope);
-			lines.push(`Envelopes: ${JSON.stringify(envelopes)}`);
+			lines.push(`Envelopes: ${JSON.stringify(left.map(({ envelope }) => envelope))}`);
 		}
 	}
 	const notAttempted = [...accounts]
@@ -539,6 +544,14 @@ function runError(
 	if (recalled.length) {
 		lines.push(
 			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
+		);
+	}
+	const found = [...accounts]
+		.filter(([, account]) => account.outcome === 'sent' && account.item.json.foundInSmsList)
+		.map(([{ itemIndex }]) => itemIndex);
+	if (found.length) {
+		lines.push(
+			`Items ${itemRanges(found)} had an unknown outcome but were then found in today's SMS list, so they were sent.`,
 		);
 	}
 	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
@@ -553,6 +566,61 @@ function runError(
 		{ message: first.message, httpCode: first.httpCode ?? null },
 		{ message: first.message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
 	);
+}
+
+/**
+ * Messages whose outcome is unknown are looked up in today's SMS list: those found there were
+ * sent, and get the list's record (`foundInSmsList: true`); the others stay unknown, with why. Never
+ * a reason to send anything again.
+ */
+async function resolveUnknown(
+	this: IExecuteFunctions,
+	accounts: Map<Envelope, Account>,
+	runStartedAt: number,
+	settings: RequestSettings,
+): Promise<void> {
+	const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
+	if (unknown.length === 0) return;
+	const sent = [...accounts].flatMap(([envelope, account]) =>
+		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
+	);
+	let records: Array<IDataObject | undefined>;
+	try {
+		records = await lookUpSent.call(
+			this,
+			unknown.map(([envelope]) => envelope),
+			{ runStartedAt, sent, settings },
+		);
+	} catch (caught) {
+		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
+		for (const [, account] of unknown) {
+			if (account.outcome !== 'sent') {
+				account.failure = {
+					...account.failure,
+					description: join(account.failure.description, why),
+				};
+			}
+		}
+		return;
+	}
+	unknown.forEach(([envelope, account], k) => {
+		const record = records[k];
+		if (record) {
+			const json = { ...record, foundInSmsList: true } as JsonObject;
+			accounts.set(envelope, {
+				outcome: 'sent',
+				item: { json, pairedItem: { item: envelope.itemIndex } },
+			});
+		} else if (account.outcome !== 'sent') {
+			account.failure = {
+				...account.failure,
+				description: join(
+					account.failure.description,
+					"Not found in today's SMS list when checked right after the request; it may still appear there.",
+				),
+			};
+		}
+	});
 }
 
 /**
@@ -610,6 +678,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
+	const runStartedAt = Date.now();
 	const { reports, notAttempted } = await sendAll(
 		batches,
 		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
@@ -633,6 +702,8 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 			where: NOT_ATTEMPTED_WHERE,
 		});
 	}
+
+	await resolveUnknown.call(this, accounts, runStartedAt, settings);
 
 	// Kept for the next try while anything is not sent; gone once everything is.
 	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
