@@ -113,21 +113,24 @@ describe('the n8n hosts the scripts install', () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const local = require('../scripts/lib/local-n8n');
 
-	test.each(Object.keys(local.LINES))('n8n %s is locked: its lockfile is of its manifest', (line) => {
-		const { manifest, lockfile } = local.lockedFiles(line);
-		const wanted = JSON.parse(manifest);
-		const locked = JSON.parse(lockfile);
-		expect(locked.packages[''].dependencies).toEqual(wanted.dependencies);
-		expect(locked.packages['node_modules/n8n'].version).toBe(wanted.dependencies.n8n);
-		// Every package is pinned by version and checksum; no registry address is recorded.
-		for (const [where, entry] of Object.entries<{ version?: string; integrity?: string }>(
-			locked.packages,
-		)) {
-			if (where === '' || 'link' in entry) continue;
-			expect(entry.version).toMatch(/^\d/);
-			expect(entry).not.toHaveProperty('resolved');
-		}
-	});
+	test.each(Object.keys(local.LINES))(
+		'n8n %s is locked: its lockfile is of its manifest',
+		(line) => {
+			const { manifest, lockfile } = local.lockedFiles(line);
+			const wanted = JSON.parse(manifest);
+			const locked = JSON.parse(lockfile);
+			expect(locked.packages[''].dependencies).toEqual(wanted.dependencies);
+			expect(locked.packages['node_modules/n8n'].version).toBe(wanted.dependencies.n8n);
+			// Every package is pinned by version and checksum; no registry address is recorded.
+			for (const [where, entry] of Object.entries<{ version?: string; integrity?: string }>(
+				locked.packages,
+			)) {
+				if (where === '' || 'link' in entry) continue;
+				expect(entry.version).toMatch(/^\d/);
+				expect(entry).not.toHaveProperty('resolved');
+			}
+		},
+	);
 
 	test('a locked version the registry lacks fails naming the install and the package', () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lock-'));

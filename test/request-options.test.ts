@@ -137,8 +137,10 @@ describe('over HTTP', () => {
 			});
 			expect(Date.now() - started).toBeLessThan(2000);
 			expect(result.error?.message).toBe(operation.timeoutError);
-			// A request that timed out is never repeated: the API may have processed it.
-			expect(ctx.sim.requests).toHaveLength(1);
+			// A request that timed out is never repeated: the API may have processed it (Send then
+			// only reads the SMS list to find out).
+			const same = ctx.sim.requests.filter((r) => `${r.method} ${r.path}` === operation.request);
+			expect(same).toHaveLength(1);
 			expect(result.serialized).not.toContain(TOKEN);
 		});
 	});
@@ -160,7 +162,7 @@ describe('over HTTP', () => {
 			[{ item: 1 }, `Delivery unknown: ${UNANSWERED}`],
 		]);
 		for (const item of result.items) {
-			expect(item.error?.description).toMatch(/^Outcome: delivery unknown, request 1 of 1\./);
+			expect(item.error?.description).toMatch(/^Outcome: may have been sent, request 1 of 1\./);
 		}
 	});
 

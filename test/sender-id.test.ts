@@ -102,8 +102,8 @@ describe('Sender ID → Create', () => {
 		expect(ctx.sim.senderIds.filter((s) => s.name === 'ACMESHOP')).toHaveLength(1);
 	});
 
-	test.each([502, 504])(
-		'a %i from a gateway is not retried and says the Sender ID may have been registered',
+	test.each([500, 502, 504, 520, 524])(
+		'a %i (the API or a gateway) is not retried and says the Sender ID may have been registered',
 		async (status) => {
 			ctx.sim.inject({ path: '/sender-ids', status });
 			const result = await runWorkflow({ parameters: create(), credentials: ctx.credentials });

@@ -43,7 +43,9 @@ function ranges(indexes: number[]) {
 }
 
 const outcome = (item: { json: { status?: unknown }; error?: { description?: string | null } }) =>
-	/^Outcome: ([^,.]+)/.exec(item.error?.description ?? '')?.[1] ?? item.json.status;
+	/^Outcome: ([^.]+)/
+		.exec(item.error?.description ?? '')?.[1]
+		?.replace(/, request \d+ of \d+$/, '') ?? item.json.status;
 
 beforeEach(() => {
 	ctx.sim.latencyMs = 50;
@@ -95,8 +97,8 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 	});
 
 	test('a failure with Stop: no request starts after it, and every item is accounted for exactly as the API saw it', async () => {
-		// The sixth and seventh requests to arrive fail for good, while others are in flight.
-		ctx.sim.inject({ host: 'send', status: 500, skip: 5, count: 2 });
+		// The sixth and seventh requests to arrive are refused for good, while others are in flight.
+		ctx.sim.inject({ host: 'send', status: 402, skip: 5, count: 2 });
 		const result = await runWorkflow({
 			parameters: send({ batchSize: 10, maxAttempts: 1 }),
 			items: customers(200),
@@ -104,7 +106,7 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 			continueOnFail: true,
 		});
 		const requests = sendRequests();
-		const failed = requests.filter((r) => r.status === 500);
+		const failed = requests.filter((r) => r.status === 402);
 		const firstFailure = Math.min(...failed.map((r) => r.at));
 		// Requests the node started before it saw the failure arrive within moments of it; none later.
 		expect(requests.filter((r) => r.arrivedAt > firstFailure + 25)).toEqual([]);
@@ -122,14 +124,14 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 		const byOutcome = (what: unknown) =>
 			result.items.flatMap((item, i) => (outcome(item) === what ? [i] : []));
 		expect(byOutcome('SENT')).toEqual(sent);
-		expect(byOutcome('failed')).toEqual(failedItems);
-		expect(byOutcome('not attempted')).toEqual(notAttempted);
+		expect(byOutcome('not sent')).toEqual(failedItems);
+		expect(byOutcome('not sent, not attempted')).toEqual(notAttempted);
 		expect(sent.length + failedItems.length + notAttempted.length).toBe(200);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(sent.length);
 	});
 
-	test('the same without Continue On Fail: the error names exactly the sent, the failed and the not attempted', async () => {
-		ctx.sim.inject({ host: 'send', status: 500, skip: 5 });
+	test('the same without Continue On Fail: the error names exactly the sent, the not sent and the not attempted', async () => {
+		ctx.sim.inject({ host: 'send', status: 402, skip: 5 });
 		const result = await runWorkflow({
 			parameters: send({ batchSize: 10, maxAttempts: 1 }),
 			items: customers(200),
@@ -137,7 +139,7 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 		});
 		expect(result.items).toEqual([]);
 		const requests = sendRequests();
-		const failed = requests.filter((r) => r.status === 500);
+		const failed = requests.filter((r) => r.status === 402);
 		expect(failed).toHaveLength(1);
 		expect(requests.filter((r) => r.arrivedAt > failed[0].at + 25)).toEqual([]);
 		const sent = itemsOf(requests.filter((r) => r.status === 202));
@@ -145,10 +147,17 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 		const notAttempted = Array.from({ length: 200 }, (_, i) => i).filter((i) => !seen.has(i));
 		const description = result.error?.description ?? '';
 		expect(description).toMatch(
-			new RegExp(`Request \\d+ of 20 failed for items ${ranges(itemsOf(failed))}: `),
+			new RegExp(`Request \\d+ of 20, items ${ranges(itemsOf(failed))}, not sent: `),
 		);
-		expect(description).toContain(`Already sent and charged (${sent.length} messages)`);
-		expect(description).toContain(`Not attempted: items ${ranges(notAttempted)}.`);
+		expect(description).toContain(
+			`Sent and charged (${sent.length} messages): items ${ranges(sent)}.`,
+		);
+		expect(description).toContain(
+			`Not attempted, as the run stopped first: items ${ranges(notAttempted)}.`,
+		);
+		expect(description).toContain(
+			`Not sent (${200 - sent.length} messages): items ${ranges([...itemsOf(failed), ...notAttempted].sort((a, b) => a - b))}.`,
+		);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(sent.length);
 	});
 

@@ -301,7 +301,7 @@ describe('SMS → Send: a refused run under Continue On Fail passes no item thro
 	);
 
 	test('after a failed request (Stop), the failed and the not attempted reach the error output', async () => {
-		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
 			// One request at a time: the second to reach the API is item 1's, and item 2's never starts.
 			parameters: send({ options: { batchSize: 1, parallelRequests: 1 } }),
@@ -313,14 +313,14 @@ describe('SMS → Send: a refused run under Continue On Fail passes no item thro
 			[{ item: 0 }, 'SENT'],
 		]);
 		expect(result.errorItems.map((item) => [item.pairedItem, item.json.error])).toEqual([
-			[{ item: 1 }, 'internal server error'],
+			[{ item: 1 }, 'payment required'],
 			[{ item: 2 }, 'Not attempted: an earlier request of this run failed'],
 		]);
 		expect(sendRequests()).toHaveLength(2);
 	});
 
 	test('failed and refused items reach the error output; sent ones the regular output', async () => {
-		ctx.sim.inject({ host: 'send', status: 500 });
+		ctx.sim.inject({ host: 'send', status: 402 });
 		const result = await runWorkflow({
 			parameters: send({ options: { batchSize: 1, onRequestFailure: 'continue' } }),
 			items: [{ phone: '254712345678' }, { phone: 'call me' }, { phone: '254712345679' }],
@@ -329,7 +329,7 @@ describe('SMS → Send: a refused run under Continue On Fail passes no item thro
 		});
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 2 }]);
 		expect(result.errorItems.map((item) => [item.pairedItem, item.json.error])).toEqual([
-			[{ item: 0 }, 'internal server error'],
+			[{ item: 0 }, 'payment required'],
 			[{ item: 1 }, 'Recipient Number is not a phone number: "call me"'],
 		]);
 	});
@@ -378,24 +378,25 @@ describe('SMS → Send: API errors', () => {
 	});
 
 	test('a request failing after others went out says exactly which items were sent', async () => {
-		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
 			// One request at a time, so that the second request to reach the API is batch 2.
 			parameters: send({ options: { batchSize: 10, parallelRequests: 1 } }),
 			items: customers(30),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('internal server error');
+		expect(result.error?.message).toBe('payment required');
 		const description = result.error?.description ?? '';
-		expect(description).toContain('Request 2 of 3 failed for items 10-19');
-		expect(description).toContain('Already sent and charged (10 messages): request 1: items 0-9.');
-		expect(description).toContain('Not attempted: items 20-29.');
-		expect(sendRequests().map((r) => r.status)).toEqual([202, 500]);
+		expect(description).toContain('Request 2 of 3, items 10-19, not sent: payment required');
+		expect(description).toContain('Sent and charged (10 messages): items 0-9.');
+		expect(description).toContain('Not attempted, as the run stopped first: items 20-29.');
+		expect(description).toContain('Not sent (20 messages): items 10-29.');
+		expect(sendRequests().map((r) => r.status)).toEqual([202, 402]);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(10);
 	});
 
 	test('with Continue On Fail a failed request gives error items for its items and the rest go on', async () => {
-		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
 			// One request at a time, so that the second request to reach the API is batch 2.
 			parameters: send({
@@ -413,8 +414,8 @@ describe('SMS → Send: API errors', () => {
 		expect(failed.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
 			Array.from({ length: 10 }, (_, i) => 10 + i),
 		);
-		expect(failed[0].json.error).toBe('internal server error');
-		expect(sendRequests().map((r) => r.status)).toEqual([202, 500, 202]);
+		expect(failed[0].json.error).toBe('payment required');
+		expect(sendRequests().map((r) => r.status)).toEqual([202, 402, 202]);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(20);
 	});
 

@@ -1,6 +1,12 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import { planRun, runError, sendAll, sendBatch } from '../SmsMessaging/resources/sms/send';
+import type { Envelope } from '../SmsMessaging/shared/envelopes';
+import {
+	planRun,
+	runError,
+	sendAndAccount,
+	type Account,
+} from '../SmsMessaging/resources/sms/send';
 
 /** n8n 1.x checks a waiting execution's signature only once a node asked for it; 2.x always does. */
 type SignatureOptIn = { setSignatureValidationRequired?: () => void };
@@ -27,7 +33,8 @@ export function answerLink(this: IExecuteFunctions): string {
 export async function sendWithLink(this: IExecuteFunctions, link: string): Promise<void> {
 	const node = this.getNode();
 	// Without Continue On Fail, Send's checks refuse the whole run on the first bad item.
-	const { options, settings, envelopes, credentials } = await planRun.call(this, false);
+	const plan = await planRun.call(this, false);
+	const { envelopes } = plan;
 	const senderIds = [...new Set(envelopes.map(({ senderId }) => senderId))];
 	if (senderIds.length > 1) {
 		throw new NodeOperationError(
@@ -39,13 +46,9 @@ export async function sendWithLink(this: IExecuteFunctions, link: string): Promi
 	for (const { envelope } of envelopes) envelope.message = `${envelope.message}\n${link}`;
 	// One request, whatever Send's default batch size: one approval is one send.
 	const batches = [envelopes];
-	const { reports, notAttempted } = await sendAll(
-		batches,
-		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
-		options,
-		0,
-	);
-	if (reports.some(({ outcome }) => outcome.status !== 'sent')) {
-		throw runError(node, reports, notAttempted, batches.length);
+	const accounts = new Map<Envelope, Account>();
+	const reports = await sendAndAccount.call(this, plan, batches, accounts);
+	if ([...accounts.values()].some(({ outcome }) => outcome !== 'sent')) {
+		throw runError(node, reports, accounts, [], batches.length);
 	}
 }

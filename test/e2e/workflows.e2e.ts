@@ -372,18 +372,18 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					},
 				},
 			};
-			// The first send request fails; the third item's request goes out.
-			await n8n.simFault({ host: 'send', status: 500 });
+			// The first send request is refused; the third item's request goes out.
+			await n8n.simFault({ host: 'send', status: 402 });
 			const { id } = await n8n.createWorkflow(wf);
 			const run = await n8n.run(id);
 			expect(run.status).toBe('success');
 			expect(outputOf(run, 'Failed').map((item) => item.json.error)).toEqual([
-				'internal server error',
+				'payment required',
 				'Recipient Number is not a phone number: "not a number"',
 			]);
 			expect(outputOf(run, 'Sent').map((item) => item.json.recipient)).toEqual(['254712345679']);
 			const requests = await n8n.simRequests();
-			expect(requests.map((r) => r.status)).toEqual([500, 202]);
+			expect(requests.map((r) => r.status)).toEqual([402, 202]);
 		});
 
 		test("an API error surfaces in n8n's execution with the API's message and without the token", async () => {

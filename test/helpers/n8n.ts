@@ -22,6 +22,8 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 	type NodeExecutionHint,
+	type IRunExecutionData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { inspect } from 'node:util';
@@ -224,6 +226,10 @@ export interface RunOptions {
 	credentials: Credentials;
 	continueOnFail?: boolean;
 	onError?: INode['onError'];
+	/** n8n's Retry On Fail on the node under test: tries in all, and the wait between them. */
+	retryOnFail?: { maxTries: number; waitBetweenTries: number };
+	/** How the execution started: 'manual' unless told otherwise ('webhook', 'trigger'…). */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface RunResult {
@@ -288,8 +294,8 @@ export function executionAdditionalData(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-export async function runWorkflow(options: RunOptions): Promise<RunResult> {
-	await loaded;
+/** The two-node workflow of a run: Items, then the node under test. */
+function buildWorkflow(options: RunOptions) {
 	const nodes: INode[] = [
 		{
 			id: 'items',
@@ -309,6 +315,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 			credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'SMS Messaging account' } },
 			continueOnFail: options.continueOnFail,
 			onError: options.onError,
+			...(options.retryOnFail ? { retryOnFail: true, ...options.retryOnFail } : {}),
 		},
 	];
 	const connections: IConnections = {
@@ -330,7 +337,17 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		active: false,
 	} as unknown as IWorkflowBase;
 
-	const hooks = new ExecutionLifecycleHooks('manual', '1', workflowData);
+	return { nodes, workflow, workflowData };
+}
+
+/** Runs `runExecutionData` through n8n-core's engine in `mode` and reads what the node did. */
+async function execute(
+	options: RunOptions,
+	mode: WorkflowExecuteMode,
+	runExecutionData: IRunExecutionData,
+): Promise<RunResult> {
+	const { workflow, workflowData } = buildWorkflow(options);
+	const hooks = new ExecutionLifecycleHooks(mode, '1', workflowData);
 	let finished: IRun | undefined;
 	hooks.addHandler('workflowExecuteAfter', (run) => {
 		finished = run;
@@ -343,6 +360,33 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
 	});
 
+	const returned = await new WorkflowExecute(
+		additionalData,
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
+	const run = finished ?? returned;
+	const runs = run.data.resultData.runData['SMS Messaging'] ?? [];
+	const task = runs[runs.length - 1];
+	const error = task?.error as RunResult['error'];
+	return {
+		run,
+		workflow,
+		additionalData,
+		items: task?.data?.main?.[0] ?? [],
+		errorItems: task?.data?.main?.[1] ?? [],
+		hints: task?.hints ?? [],
+		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
+		uiMessages,
+		get serialized() {
+			return JSON.stringify({ run, uiMessages });
+		},
+	};
+}
+
+export async function runWorkflow(options: RunOptions): Promise<RunResult> {
+	await loaded;
+	const { nodes } = buildWorkflow(options);
 	const runExecutionData = createRunExecutionData({
 		executionData: {
 			nodeExecutionStack: [
@@ -363,25 +407,34 @@ export async function runWorkflow(options: RunOptions): Promise<RunResult> {
 		},
 	});
 
-	const returned = await new WorkflowExecute(
-		additionalData,
-		'manual',
-		runExecutionData,
-	).processRunExecutionData(workflow);
-	const run = finished ?? returned;
-	const task = run.data.resultData.runData['SMS Messaging']?.[0];
-	const error = task?.error as RunResult['error'];
-	return {
-		run,
-		workflow,
-		additionalData,
-		items: task?.data?.main?.[0] ?? [],
-		errorItems: task?.data?.main?.[1] ?? [],
-		hints: task?.hints ?? [],
-		error: error ? JSON.parse(JSON.stringify(error)) : undefined,
-		uiMessages,
-		get serialized() {
-			return JSON.stringify({ run, uiMessages });
-		},
-	};
+	return await execute(options, options.mode ?? 'manual', runExecutionData);
+}
+
+/**
+ * Retries a failed execution as n8n's Executions list does (ExecutionService.retry): the stored
+ * execution data (here through JSON, as n8n stores it) without the run's error and without the
+ * failed node's last task, run again in mode `retry` from the node left on the stack; with
+ * `loadWorkflow`, the stack's nodes come from the workflow as `options` now describe it.
+ */
+export async function retryExecution(
+	failed: RunResult,
+	options: RunOptions,
+	{ loadWorkflow = false } = {},
+): Promise<RunResult> {
+	const data = JSON.parse(JSON.stringify(failed.run.data)) as IRunExecutionData;
+	if (loadWorkflow) {
+		// "Retry with currently saved workflow": the stack's nodes as the workflow now has them.
+		const { workflow } = buildWorkflow(options);
+		for (const entry of data.executionData?.nodeExecutionStack ?? []) {
+			entry.node = workflow.getNode(entry.node.name) ?? entry.node;
+		}
+	}
+	const { resultData } = data;
+	const last = resultData.lastNodeExecuted;
+	if (last) {
+		delete resultData.error;
+		const tasks = resultData.runData[last];
+		if (tasks.length > 0 && tasks[tasks.length - 1].error !== undefined) tasks.pop();
+	}
+	return await execute(options, 'retry', data);
 }

@@ -1,7 +1,10 @@
 import type { INodeParameters } from 'n8n-workflow';
 
-/** SMS → Send with one envelope per item from `phone` and `order`, and the given options. */
-export const send = (options: INodeParameters = {}) => ({
+/**
+ * SMS → Send with one envelope per item from `phone` and `order`, and the given options; a
+ * `timeout` goes where Send reads it, the node's Settings → Request Options.
+ */
+export const send = ({ timeout, ...options }: INodeParameters = {}) => ({
 	resource: 'sms',
 	operation: 'send',
 	senderId: 'ACME',
@@ -9,6 +12,7 @@ export const send = (options: INodeParameters = {}) => ({
 	message: '=Order {{ $json.order }} is on its way',
 	thirdPartyRef: '={{ $json.order }}',
 	options,
+	...(timeout === undefined ? {} : { requestOptions: { timeout } }),
 });
 
 /** `count` items with a phone number and an order reference each. */

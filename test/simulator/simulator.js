@@ -35,6 +35,12 @@ const REASONS = {
 	500: 'INTERNAL_SERVER_ERROR',
 	502: 'BAD_GATEWAY',
 	503: 'SERVICE_UNAVAILABLE',
+	504: 'GATEWAY_TIMEOUT',
+	520: 'WEB_SERVER_RETURNED_AN_UNKNOWN_ERROR',
+	521: 'WEB_SERVER_IS_DOWN',
+	522: 'CONNECTION_TIMED_OUT',
+	523: 'ORIGIN_IS_UNREACHABLE',
+	524: 'A_TIMEOUT_OCCURRED',
 };
 
 // What the simulated API charges per message. Written apart from the node's estimate
@@ -366,6 +372,8 @@ class Simulator {
 	 * @param {'reset'} [fault.network] destroy the connection without an answer
 	 * @param {boolean} [fault.process] with network or delayMs: process the request first
 	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
+	 * @param {boolean} [fault.reverseOutgoings] send: process, then answer the outgoings in reverse order
+	 * @param {boolean} [fault.echoPlus] send: echo each recipient with a leading + (as some APIs format it)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
@@ -796,6 +804,9 @@ class Simulator {
 			};
 		});
 		if (fault?.dropOutgoings) outgoings.splice(outgoings.length - fault.dropOutgoings);
+		if (fault?.reverseOutgoings) outgoings.reverse();
+		if (fault?.echoPlus)
+			for (const outgoing of outgoings) outgoing.recipient = `+${outgoing.recipient}`;
 		return [
 			202,
 			this.wrapper(record, 202, {

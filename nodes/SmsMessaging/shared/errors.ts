@@ -6,6 +6,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { statusOutcome, UNKNOWN_HINT } from './outcome';
 import { isSet } from './validation';
 
 /** What the node was doing when the API answered with an error; it shapes the hint shown. */
@@ -74,12 +75,12 @@ export const SENDER_ID_UNKNOWN_OUTCOME = {
 };
 
 function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
-	// A gateway that gave up waiting may hide a request the API processed.
-	if ((statusCode === 502 || statusCode === 504) && context.operation === 'senderId:create') {
-		return SENDER_ID_UNKNOWN_OUTCOME.create;
-	}
-	if ((statusCode === 502 || statusCode === 504) && context.operation === 'senderId:update') {
-		return SENDER_ID_UNKNOWN_OUTCOME.update;
+	// A 500, a gateway that gave up waiting (502, 504) or a CDN's 520-524 may hide a request the
+	// API processed: for the operations that are not safe to repeat, never "try again later".
+	if (statusOutcome(statusCode) === 'unknown') {
+		if (context.operation === 'sms:send') return UNKNOWN_HINT;
+		if (context.operation === 'senderId:create') return SENDER_ID_UNKNOWN_OUTCOME.create;
+		if (context.operation === 'senderId:update') return SENDER_ID_UNKNOWN_OUTCOME.update;
 	}
 	if (statusCode === 404 && context.operation === 'senderId:update') {
 		return `The Sender ID ${String(context.senderId)} does not exist. Check the ID of the Sender ID to update.`;
@@ -160,7 +161,7 @@ function wrapperData(statusCode: number, body: unknown): JsonObject | undefined 
  * Reads an API answer: its `data` object, or the error the user sees when it is not a success
  * wrapper (an error status, or a 2xx that is not the documented JSON).
  */
-function readAnswer(
+export function readAnswer(
 	node: INode,
 	statusCode: number,
 	body: unknown,

@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { redact } from './errors';
+import { networkOutcome } from './outcome';
 import { booleanValue, fieldsOf, integerInRange, isSet } from './validation';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
@@ -64,33 +65,6 @@ export function unansweredText(delivery: Exclude<Delivery, { outcome: 'answered'
 	return `the request failed after it may have reached the API: ${delivery.reason}`;
 }
 
-/** Network errors that happen before any byte of the request reaches the server. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/**
- * TLS refused the server's certificate: the request never left, and trying again cannot help
- * (Ignore SSL Issues in the node's Settings accepts such a certificate).
- */
-const CERTIFICATE_CODES = new Set([
-	'DEPTH_ZERO_SELF_SIGNED_CERT',
-	'SELF_SIGNED_CERT_IN_CHAIN',
-	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-	'CERT_HAS_EXPIRED',
-	'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-// Our own words: n8n's stock texts for these codes advise retrying at once, which is wrong for a
-// request the API may have processed.
-const REASONS: Record<string, string> = {
-	ECONNREFUSED: 'the connection was refused',
-	ENOTFOUND: 'the host name could not be resolved',
-	EAI_AGAIN: 'the host name could not be resolved',
-	ECONNRESET: 'the connection was closed before the API answered',
-	ECONNABORTED: 'the API did not answer within the timeout',
-	ETIMEDOUT: 'the API did not answer within the timeout',
-};
-
 function errorCode(error: NodeApiError): string | undefined {
 	const cause = error.cause as { code?: unknown } | undefined;
 	const code = cause?.code ?? (error as unknown as { code?: unknown }).code;
@@ -138,15 +112,10 @@ export function networkFailure(
 	apiToken: string | undefined,
 ): { retryInMs: number } | Unanswered {
 	const code = errorCode(error);
-	if (code !== undefined && CERTIFICATE_CODES.has(code)) {
-		const reason = `the API's TLS certificate was not accepted (${code})`;
-		return { outcome: 'notSent', reason, code, attempts: attempt };
-	}
-	const notSent = code !== undefined && NOT_SENT_CODES.has(code);
-	if (notSent && attempt < policy.maxAttempts) return { retryInMs: backoffMs(policy, attempt) };
+	const { outcome, reason, retry } = networkOutcome(code);
+	if (retry && attempt < policy.maxAttempts) return { retryInMs: backoffMs(policy, attempt) };
 	// The reason ends up in error messages, which must never carry the token.
-	const reason = redact((code && REASONS[code]) || error.message, apiToken);
-	return { outcome: notSent ? 'notSent' : 'unknown', reason, code, attempts: attempt };
+	return { outcome, reason: redact(reason ?? error.message, apiToken), code, attempts: attempt };
 }
 
 /** How many requests Send and Return All keep in flight at once unless told otherwise. */

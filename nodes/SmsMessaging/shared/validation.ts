@@ -192,3 +192,26 @@ export function apiDate(ref: FieldRef, value: unknown): string {
 	if (Number.isNaN(parsed.getTime()) || !/[a-z]/i.test(text)) throw fail();
 	return isoDate(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate()) ?? '';
 }
+
+/**
+ * A base URL from the credential: http or https with a host. Checked before the first request, so
+ * that a URL without a scheme ("send.example.com/api/v3") is refused by name instead of failing
+ * in the HTTP client.
+ */
+export function httpUrl(ref: FieldRef, value: unknown): string {
+	const text = requiredText(ref, value).trim();
+	let url: URL | undefined;
+	try {
+		url = new URL(text);
+	} catch {
+		url = undefined;
+	}
+	if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname) {
+		throw invalidField(
+			ref,
+			`is not an http or https URL with a host: ${show(text)}`,
+			'Nothing was sent. Correct it in the credential, for example https://api.example.com/api/v3.',
+		);
+	}
+	return text;
+}

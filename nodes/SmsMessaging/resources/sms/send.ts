@@ -11,8 +11,28 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { errorItem, nodeError, unwrapData } from '../../shared/errors';
+import {
+	envelopeKey,
+	matchOutgoings,
+	readEnvelope,
+	toBatches,
+	type Envelope,
+	type EnvelopeReaders,
+} from '../../shared/envelopes';
+import { errorItem, nodeError, readAnswer } from '../../shared/errors';
 import { itemParameterReader } from '../../shared/itemParameters';
+import {
+	NOT_REACHED_HINT,
+	itemRanges,
+	OUTCOME_WORDS,
+	REFUSED_HINT,
+	runSummary,
+	statusOutcome,
+	UNKNOWN_HINT,
+	type SendOutcome,
+} from '../../shared/outcome';
+import { readLedger, writeLedger, type LedgerEntry } from '../../shared/sendLedger';
+import { lookUpSent } from '../../shared/sendLookup';
 import { estimateParts } from '../../shared/smsParts';
 import {
 	CREDENTIAL_TYPE,
@@ -28,13 +48,11 @@ import {
 } from '../../shared/transport';
 import {
 	booleanValue,
+	fieldsOf,
+	httpUrl,
 	integerInRange,
 	isSet,
 	oneOf,
-	phoneNumber,
-	requiredText,
-	senderIdName,
-	fieldsOf,
 } from '../../shared/validation';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
@@ -168,13 +186,6 @@ export const smsSendDescription: INodeProperties[] = [
 	},
 ];
 
-/** One input item turned into what the API calls an envelope. */
-interface Envelope {
-	itemIndex: number;
-	senderId: string;
-	envelope: { number: string; message: string; thirdPartyRef?: string };
-}
-
 interface SendOptions {
 	batchSize: number;
 	dryRun: boolean;
@@ -184,109 +195,38 @@ interface SendOptions {
 	parallelRequests: number;
 }
 
-/** Why the items of one request did not go out as sent. */
+/** Why messages did not go out as sent, in the words the run reports. */
 interface Failure {
-	status: 'failed' | 'deliveryUnknown';
+	outcome: 'notSent' | 'unknown';
 	message: string;
 	description?: string;
 	httpCode?: string;
 }
 
-/** What happened to the items of one request. */
-type Outcome =
-	| { status: 'sent'; items: INodeExecutionData[] }
-	| Failure
-	/** The run stopped before this request went out. */
-	| { status: 'notAttempted' };
+/** What one request did: every envelope's output item when sent, and why the others were not. */
+interface RequestResult {
+	/** By position in the batch: the item of a sent envelope, undefined for the others. */
+	sent: Array<INodeExecutionData | undefined>;
+	/** Set when any envelope of the request was not sent: what happened to those. */
+	failure?: Failure;
+}
 
-interface BatchReport {
+interface RequestReport extends RequestResult {
 	request: number;
 	batch: Envelope[];
-	outcome: Exclude<Outcome, { status: 'notAttempted' }>;
 }
 
-type ParameterReaders = Record<
-	'senderId' | 'number' | 'message' | 'thirdPartyRef',
-	(itemIndex: number) => unknown
->;
+const join = (...lines: Array<string | undefined | null>) => lines.filter(Boolean).join('\n');
 
-function readEnvelope(
-	this: IExecuteFunctions,
-	read: ParameterReaders,
-	itemIndex: number,
-): Envelope {
-	const ref = fieldsOf(this.getNode(), itemIndex);
-	const thirdPartyRef = read.thirdPartyRef(itemIndex);
-	const envelope: Envelope['envelope'] = {
-		number: phoneNumber(ref('number', 'Recipient Number'), read.number(itemIndex)),
-		message: requiredText(ref('message', 'Message'), read.message(itemIndex)),
-	};
-	if (isSet(thirdPartyRef)) {
-		envelope.thirdPartyRef = requiredText(ref('thirdPartyRef', 'Reference'), thirdPartyRef);
-	}
-	return {
-		itemIndex,
-		senderId: senderIdName(ref('senderId', 'Sender ID'), read.senderId(itemIndex)),
-		envelope,
-	};
-}
-
-/** Envelopes go out in input order, split by Sender ID (one per request) and by batch size. */
-function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][] {
-	const bySender = new Map<string, Envelope[]>();
-	for (const envelope of envelopes) {
-		const group = bySender.get(envelope.senderId) ?? [];
-		group.push(envelope);
-		bySender.set(envelope.senderId, group);
-	}
-	const batches: Envelope[][] = [];
-	for (const group of bySender.values()) {
-		for (let start = 0; start < group.length; start += batchSize) {
-			batches.push(group.slice(start, start + batchSize));
-		}
-	}
-	return batches;
-}
-
-/** "0-99, 150" for item indexes 0 to 99 and 150. */
-function itemRanges(envelopes: Envelope[]): string {
-	const sorted = envelopes.map((e) => e.itemIndex).sort((a, b) => a - b);
-	const ranges: string[] = [];
-	for (let i = 0; i < sorted.length; i++) {
-		const start = sorted[i];
-		while (i + 1 < sorted.length && sorted[i + 1] === sorted[i] + 1) i++;
-		ranges.push(start === sorted[i] ? `${start}` : `${start}-${sorted[i]}`);
-	}
-	return ranges.join(', ');
-}
-
-/** Why the outgoing records cannot be matched to the envelopes sent, if they cannot. */
-function outgoingsMismatch(outgoings: unknown, batch: Envelope[]): string | undefined {
-	if (!Array.isArray(outgoings)) return 'its answer has no "outgoings" list';
-	if (outgoings.length !== batch.length) {
-		return `${outgoings.length} outgoing records came back for ${batch.length} messages`;
-	}
-	// Only references that were sent can be compared: the API echoes what it was given.
-	const misordered = batch.some(
-		({ envelope }, k) =>
-			envelope.thirdPartyRef !== undefined &&
-			(outgoings[k] as IDataObject | undefined)?.thirdPartyRef !== envelope.thirdPartyRef,
-	);
-	return misordered ? 'the outgoing records do not echo the references sent, in order' : undefined;
-}
-
-const DELIVERY_UNKNOWN_HINT =
-	'The API may have accepted these messages. Check SMS → Get Many (search by number or text) before sending them again.';
-
-/** Sends one batch and accounts for every envelope in it. */
-export async function sendBatch(
+/** Sends one batch and accounts for every envelope in it; undefined when it was never made. */
+async function sendBatch(
 	this: IExecuteFunctions,
 	batch: Envelope[],
 	credentials: { sendBaseUrl: string; apiToken: string },
 	options: SendOptions,
 	settings: RequestSettings,
 	control: RequestControl,
-): Promise<Outcome> {
+): Promise<RequestResult | undefined> {
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
 	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
@@ -304,108 +244,62 @@ export async function sendBatch(
 		policy,
 		control,
 	);
-	if (delivery.outcome === 'notStarted') return { status: 'notAttempted' };
+	if (delivery.outcome === 'notStarted') return undefined;
+	const none = batch.map(() => undefined);
 	if (delivery.outcome !== 'answered') {
 		const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
-		if (delivery.outcome === 'notSent') {
-			return {
-				status: 'failed',
-				message: `Not sent: ${unansweredText(delivery)}`,
-				description: [code, 'Nothing reached the API, so these messages can be sent again.']
-					.filter(Boolean)
-					.join('\n'),
-			};
-		}
+		const notSent = delivery.outcome === 'notSent';
 		return {
-			status: 'deliveryUnknown',
-			message: `Delivery unknown: ${unansweredText(delivery)}`,
-			description: [code, DELIVERY_UNKNOWN_HINT].filter(Boolean).join('\n'),
+			sent: none,
+			failure: {
+				outcome: delivery.outcome,
+				message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(delivery)}`,
+				description: join(code, notSent ? NOT_REACHED_HINT : UNKNOWN_HINT),
+			},
 		};
 	}
 
-	const { response } = delivery;
-	const { statusCode } = response;
-	let data: JsonObject;
-	try {
-		data = unwrapData(node, statusCode, response.body, context);
-	} catch (caught) {
-		const error = caught as NodeApiError;
-		// A 2xx was accepted (and charged) even when its answer cannot be read; a gateway
-		// timeout may hide a processed request.
-		const unknown = statusCode < 300 || statusCode === 502 || statusCode === 504;
+	const { statusCode, body } = delivery.response;
+	const httpCode = String(statusCode);
+	const answer = readAnswer(node, statusCode, body, context);
+	if ('error' in answer) {
+		const { error } = answer;
+		// A 2xx whose body cannot be read was still accepted, and charged.
+		const outcome = statusOutcome(statusCode) === 'notSent' ? 'notSent' : 'unknown';
+		const hint = outcome === 'notSent' ? REFUSED_HINT : UNKNOWN_HINT;
+		const description = error.description ?? '';
 		return {
-			status: unknown ? 'deliveryUnknown' : 'failed',
-			message: unknown ? `Delivery unknown: ${error.message}` : error.message,
-			description: unknown
-				? [error.description, DELIVERY_UNKNOWN_HINT].filter(Boolean).join('\n')
-				: (error.description ?? undefined),
-			httpCode: String(statusCode),
+			sent: none,
+			failure: {
+				outcome,
+				message: outcome === 'notSent' ? error.message : `Delivery unknown: ${error.message}`,
+				description: join(description, description.includes(hint) ? undefined : hint),
+				httpCode,
+			},
 		};
 	}
 
-	const { outgoings, balance } = data;
-	const mismatch = outgoingsMismatch(outgoings, batch);
-	if (mismatch) {
-		return {
-			status: 'deliveryUnknown',
-			message: `Delivery unknown: the API accepted the request (HTTP ${statusCode}) but ${mismatch}`,
-			description: DELIVERY_UNKNOWN_HINT,
-			httpCode: String(statusCode),
-		};
-	}
-	return {
-		status: 'sent',
-		items: batch.map(({ itemIndex }, k) => ({
-			json: { ...((outgoings as IDataObject[])[k] as IDataObject), balance } as JsonObject,
-			pairedItem: { item: itemIndex },
-		})),
-	};
-}
-
-/** The error that stops a run, saying exactly which items went out and which did not. */
-export function runError(
-	node: INode,
-	reports: BatchReport[],
-	notAttempted: Envelope[],
-	requests: number,
-): NodeApiError {
-	const failures = reports.filter((r) => r.outcome.status !== 'sent');
-	const first = failures[0].outcome as Failure;
-	const lines: string[] = [];
-	for (const { request, batch, outcome } of failures) {
-		if (outcome.status === 'sent') continue;
-		const what = outcome.status === 'failed' ? 'failed' : 'delivery unknown';
-		lines.push(
-			`Request ${request} of ${requests} ${what} for items ${itemRanges(batch)}: ${outcome.message}`,
-		);
-		if (outcome.description) lines.push(outcome.description);
-		if (outcome.status === 'deliveryUnknown') {
-			lines.push(`Envelopes: ${JSON.stringify(batch.map(({ envelope }) => envelope))}`);
-		}
-	}
-	const sent = reports.filter((r) => r.outcome.status === 'sent');
-	if (sent.length) {
-		const count = sent.reduce((n, { batch }) => n + batch.length, 0);
-		const where = sent.map(
-			({ request, batch }) => `request ${request}: items ${itemRanges(batch)}`,
-		);
-		lines.push(
-			`Already sent and charged (${count} messages): ${where.join('; ')}. Do not run these items again or they are sent twice.`,
-		);
-	} else {
-		lines.push('No message of this run was sent.');
-	}
-	if (notAttempted.length) lines.push(`Not attempted: items ${itemRanges(notAttempted)}.`);
-	return new NodeApiError(
-		node,
-		{ message: first.message, httpCode: first.httpCode ?? null },
-		{
-			message: first.message,
-			description: lines.join('\n'),
-			httpCode: first.httpCode,
-			itemIndex: failures[0].batch[0].itemIndex,
-		},
+	const { outgoings, balance } = answer.data;
+	const records = matchOutgoings(outgoings, batch);
+	const sent = records.map((record, k) =>
+		record
+			? { json: { ...record, balance } as JsonObject, pairedItem: { item: batch[k].itemIndex } }
+			: undefined,
 	);
+	const missing = records.filter((record) => !record).length;
+	if (missing === 0) return { sent };
+	const why = Array.isArray(outgoings)
+		? `no outgoing record echoes the number, text and reference of ${missing} of its ${batch.length} messages`
+		: 'its answer has no "outgoings" list';
+	return {
+		sent,
+		failure: {
+			outcome: 'unknown',
+			message: `Delivery unknown: the API accepted the request (HTTP ${statusCode}) but ${why}`,
+			description: UNKNOWN_HINT,
+			httpCode,
+		},
+	};
 }
 
 function dryRunItems(envelopes: Envelope[]): INodeExecutionData[] {
@@ -467,12 +361,13 @@ interface RunPlan {
 
 /**
  * Everything checked before the first request: the options, n8n's Request Options, every item's
- * envelope, the cap on messages and the credential.
+ * envelope, the cap on messages and the credential's URLs.
  */
 export async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<RunPlan> {
 	const options = readOptions.call(this);
 	const settings = requestSettings.call(this);
-	const read: ParameterReaders = {
+	const node = this.getNode();
+	const read: EnvelopeReaders = {
 		senderId: itemParameterReader(this, 'senderId', ''),
 		number: itemParameterReader(this, 'number', ''),
 		message: itemParameterReader(this, 'message', ''),
@@ -482,42 +377,46 @@ export async function planRun(this: IExecuteFunctions, continueOnFail: boolean):
 	const refused: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
 		try {
-			envelopes.push(readEnvelope.call(this, read, itemIndex));
+			envelopes.push(readEnvelope(node, read, itemIndex));
 		} catch (caught) {
 			// Nothing has been sent yet: without Continue On Fail one bad item stops the whole run.
-			const error = nodeError(this.getNode(), caught, itemIndex);
+			const error = nodeError(node, caught, itemIndex);
 			if (!continueOnFail) throw error;
 			refused.push(errorItem(error, itemIndex));
 		}
 	}
 	if (options.maxMessages > 0 && envelopes.length > options.maxMessages) {
 		throw new NodeOperationError(
-			this.getNode(),
+			node,
 			`This run would send ${envelopes.length} messages, more than Max Messages per Run (${options.maxMessages})`,
 			{ description: 'Nothing was sent. Raise the cap in Options, or send fewer items.' },
 		);
 	}
-	const credentials = await this.getCredentials<{ sendBaseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
+	const credentials = await this.getCredentials<{
+		baseUrl: string;
+		sendBaseUrl: string;
+		apiToken: string;
+	}>(CREDENTIAL_TYPE);
+	const ref = fieldsOf(node, undefined);
+	httpUrl(ref('baseUrl', 'Base URL'), credentials.baseUrl);
+	httpUrl(ref('sendBaseUrl', 'Send Base URL'), credentials.sendBaseUrl);
 	return { options, settings, envelopes, refused, credentials };
 }
 
 /** The error item of one envelope that did not go out as sent; `outcome` says what happened. */
 function outcomeItem(
 	node: INode,
-	failure: Pick<Failure, 'message' | 'description' | 'httpCode'>,
+	failure: Omit<Failure, 'outcome'>,
 	{ itemIndex, envelope }: Envelope,
 	outcome: string,
 ): INodeExecutionData {
-	const description = [
-		`Outcome: ${outcome}.`,
-		failure.description,
-		`Envelope: ${JSON.stringify(envelope)}`,
-	];
 	const details = {
 		message: failure.message,
-		description: description.filter(Boolean).join('\n'),
+		description: join(
+			`Outcome: ${outcome}.`,
+			failure.description,
+			`Envelope: ${JSON.stringify(envelope)}`,
+		),
 		itemIndex,
 	};
 	const error = failure.httpCode
@@ -537,13 +436,13 @@ function outcomeItem(
  * once one has failed for good: those in flight finish and are reported, the others are not
  * attempted. A 429 or 503 on any request holds back all of them (one gate for the run).
  */
-export async function sendAll(
+async function sendAll(
 	batches: Envelope[][],
-	sendOne: (batch: Envelope[], control: RequestControl) => Promise<Outcome>,
+	sendOne: (batch: Envelope[], control: RequestControl) => Promise<RequestResult | undefined>,
 	options: SendOptions,
 	batchInterval: number,
-): Promise<{ reports: BatchReport[]; notAttempted: Envelope[] }> {
-	const reports: BatchReport[] = [];
+): Promise<{ reports: RequestReport[]; notAttempted: Envelope[] }> {
+	const reports: RequestReport[] = [];
 	const notAttempted: Envelope[] = [];
 	let stopped = false;
 	const control: RequestControl = { gate: new RetryGate(), stopped: () => stopped };
@@ -557,13 +456,13 @@ export async function sendAll(
 			if (at > now) await sleep(at - now);
 		}
 		const batch = batches[index];
-		const outcome = await sendOne(batch, control);
-		if (outcome.status === 'notAttempted') {
+		const result = await sendOne(batch, control);
+		if (!result) {
 			notAttempted.push(...batch);
 			return;
 		}
-		reports[index] = { request: index + 1, batch, outcome };
-		if (outcome.status !== 'sent' && options.onRequestFailure === 'stop') stopped = true;
+		reports[index] = { request: index + 1, batch, ...result };
+		if (result.failure && options.onRequestFailure === 'stop') stopped = true;
 	};
 	let next = 0;
 	const worker = async () => {
@@ -577,10 +476,183 @@ export async function sendAll(
 	return { reports: reports.filter(Boolean), notAttempted };
 }
 
+/** What became of one envelope of the run, and where it is told. */
+export type Account =
+	| { outcome: 'sent'; item: INodeExecutionData }
+	| { outcome: 'notSent' | 'unknown'; failure: Omit<Failure, 'outcome'>; where: string };
+
+const NOT_ATTEMPTED_WHERE = 'not attempted';
+
+const NOT_ATTEMPTED = {
+	message: 'Not attempted: an earlier request of this run failed',
+	description: 'Nothing of it was sent, so it can be sent again.',
+};
+
+const EARLIER_UNKNOWN_HINT =
+	"An earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) may have sent it, so it was not sent again. " +
+	UNKNOWN_HINT;
+
+/**
+ * The error that stops a run, saying exactly which items went out, which did not and which may
+ * have: each failed request, then the run's account of every item.
+ */
+export function runError(
+	node: INode,
+	reports: RequestReport[],
+	accounts: Map<Envelope, Account>,
+	recalled: Envelope[],
+	requests: number,
+): NodeApiError {
+	const open = (batch: Envelope[]) =>
+		batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
+	const failed = reports.filter((report) => report.failure && open(report.batch).length > 0);
+	const lines: string[] = [];
+	for (const { request, batch, failure } of failed) {
+		const { outcome, message } = failure!;
+		const left = open(batch);
+		// What the run found out since (the SMS list lookup) is in the account, not the report.
+		const account = accounts.get(left[0]);
+		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
+		lines.push(
+			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${message}`,
+		);
+		if (description) lines.push(description);
+		if (outcome === 'unknown') {
+			lines.push(`Envelopes: ${JSON.stringify(left.map(({ envelope }) => envelope))}`);
+		}
+	}
+	const notAttempted = [...accounts]
+		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
+		.map(([{ itemIndex }]) => itemIndex);
+	if (notAttempted.length) {
+		lines.push(`Not attempted, as the run stopped first: items ${itemRanges(notAttempted)}.`);
+	}
+	if (recalled.length) {
+		lines.push(
+			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
+		);
+	}
+	const found = [...accounts]
+		.filter(([, account]) => account.outcome === 'sent' && account.item.json.foundInSmsList)
+		.map(([{ itemIndex }]) => itemIndex);
+	if (found.length) {
+		lines.push(
+			`Items ${itemRanges(found)} had an unknown outcome but were then found in today's SMS list, so they were sent.`,
+		);
+	}
+	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
+	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
+	lines.push(...runSummary(byOutcome));
+	const first =
+		failed[0]?.failure ??
+		({ outcome: 'unknown', message: `Delivery unknown: ${EARLIER_UNKNOWN_HINT}` } as Failure);
+	const itemIndex = [...accounts].find(([, account]) => account.outcome !== 'sent')?.[0].itemIndex;
+	return new NodeApiError(
+		node,
+		{ message: first.message, httpCode: first.httpCode ?? null },
+		{ message: first.message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
+	);
+}
+
+/**
+ * Messages whose outcome is unknown are looked up in today's SMS list: those found there were
+ * sent, and get the list's record (`foundInSmsList: true`); the others stay unknown, with why. Never
+ * a reason to send anything again.
+ */
+async function resolveUnknown(
+	this: IExecuteFunctions,
+	accounts: Map<Envelope, Account>,
+	runStartedAt: number,
+	settings: RequestSettings,
+): Promise<void> {
+	const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
+	if (unknown.length === 0) return;
+	const sent = [...accounts].flatMap(([envelope, account]) =>
+		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
+	);
+	let records: Array<IDataObject | undefined>;
+	try {
+		records = await lookUpSent.call(
+			this,
+			unknown.map(([envelope]) => envelope),
+			{ runStartedAt, sent, settings },
+		);
+	} catch (caught) {
+		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
+		for (const [, account] of unknown) {
+			if (account.outcome !== 'sent') {
+				account.failure = {
+					...account.failure,
+					description: join(account.failure.description, why),
+				};
+			}
+		}
+		return;
+	}
+	unknown.forEach(([envelope, account], k) => {
+		const record = records[k];
+		if (record) {
+			const json = { ...record, foundInSmsList: true } as JsonObject;
+			accounts.set(envelope, {
+				outcome: 'sent',
+				item: { json, pairedItem: { item: envelope.itemIndex } },
+			});
+		} else if (account.outcome !== 'sent') {
+			account.failure = {
+				...account.failure,
+				description: join(
+					account.failure.description,
+					"Not found in today's SMS list when checked right after the request; it may still appear there.",
+				),
+			};
+		}
+	});
+}
+
+/**
+ * Sends the batches and enters every envelope's outcome in `accounts`: sent (with its record), not
+ * sent, or may have been sent; the last are looked up in today's SMS list. Send and the approval
+ * node (SmsMessagingApproval) send through this.
+ */
+export async function sendAndAccount(
+	this: IExecuteFunctions,
+	{ options, settings, credentials }: Pick<RunPlan, 'options' | 'settings' | 'credentials'>,
+	batches: Envelope[][],
+	accounts: Map<Envelope, Account>,
+): Promise<RequestReport[]> {
+	const runStartedAt = Date.now();
+	const { reports, notAttempted } = await sendAll(
+		batches,
+		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
+		options,
+		settings.batchInterval,
+	);
+	for (const { request, batch, sent, failure } of reports) {
+		batch.forEach((envelope, k) => {
+			const item = sent[k];
+			if (item) accounts.set(envelope, { outcome: 'sent', item });
+			else if (failure) {
+				const where = `request ${request} of ${batches.length}`;
+				accounts.set(envelope, { outcome: failure.outcome, failure, where });
+			}
+		});
+	}
+	for (const envelope of notAttempted) {
+		accounts.set(envelope, {
+			outcome: 'notSent',
+			failure: NOT_ATTEMPTED,
+			where: NOT_ATTEMPTED_WHERE,
+		});
+	}
+	await resolveUnknown.call(this, accounts, runStartedAt, settings);
+	return reports;
+}
+
 /**
  * SMS → Send: every item of the run goes out as an envelope, in as few requests as the batch
  * size allows, after all of them are checked; every item is accounted for whatever the API or the
- * network does.
+ * network does. A try of the same run (n8n's Retry On Fail, or a retried execution) sends only
+ * what no earlier try sent or may have sent.
  */
 export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -596,7 +668,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		// pass the input on if this threw under Continue On Fail.
 		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
 	}
-	const { options, settings, envelopes, refused, credentials } = plan;
+	const { options, settings, envelopes, refused } = plan;
 	const results: INodeExecutionData[] = new Array(items.length);
 	const place = (item: INodeExecutionData) => {
 		results[(item.pairedItem as IPairedItemData).item] = item;
@@ -607,34 +679,58 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		return [results];
 	}
 
-	// Request Options → Batching: no request carries more than Items per Batch envelopes.
-	const batches = toBatches(envelopes, Math.min(options.batchSize, settings.itemsPerBatch));
-	const { reports, notAttempted } = await sendAll(
-		batches,
-		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
-		options,
-		settings.batchInterval,
-	);
-
-	const failed = reports.some(({ outcome }) => outcome.status !== 'sent');
-	if (failed && !continueOnFail) throw runError(node, reports, notAttempted, batches.length);
-
-	for (const { request, batch, outcome } of reports) {
-		if (outcome.status === 'sent') {
-			outcome.items.forEach(place);
-			continue;
-		}
-		const what = outcome.status === 'failed' ? 'failed' : 'delivery unknown';
-		for (const envelope of batch) {
-			place(
-				outcomeItem(node, outcome, envelope, `${what}, request ${request} of ${batches.length}`),
-			);
+	// What earlier tries of this run sent, or may have sent, is not sent again.
+	const ledger = readLedger(this);
+	const accounts = new Map<Envelope, Account>();
+	const recalled: Envelope[] = [];
+	const toSend: Envelope[] = [];
+	for (const envelope of envelopes) {
+		const earlier = ledger.get(envelope.itemIndex);
+		if (earlier?.key !== envelopeKey(envelope)) {
+			toSend.push(envelope);
+		} else if (earlier.outcome === 'sent') {
+			recalled.push(envelope);
+			const item = { json: earlier.json as JsonObject, pairedItem: { item: envelope.itemIndex } };
+			accounts.set(envelope, { outcome: 'sent', item });
+		} else {
+			const failure = {
+				message: earlier.message ?? 'Delivery unknown',
+				description: EARLIER_UNKNOWN_HINT,
+			};
+			accounts.set(envelope, { outcome: 'unknown', failure, where: 'an earlier try' });
 		}
 	}
-	const skipped = {
-		message: 'Not attempted: an earlier request of this run failed',
-		description: 'Nothing of it was sent, so it can be sent again.',
-	};
-	for (const envelope of notAttempted) place(outcomeItem(node, skipped, envelope, 'not attempted'));
+
+	// Request Options → Batching: no request carries more than Items per Batch envelopes.
+	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
+	const reports = await sendAndAccount.call(this, plan, batches, accounts);
+
+	// Kept for the next try while anything is not sent; gone once everything is.
+	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+	const kept = new Map<number, LedgerEntry>();
+	if (failed) {
+		for (const [envelope, account] of accounts) {
+			if (account.outcome === 'notSent') continue;
+			kept.set(envelope.itemIndex, {
+				key: envelopeKey(envelope),
+				outcome: account.outcome,
+				...(account.outcome === 'sent'
+					? { json: account.item.json }
+					: { message: account.failure.message }),
+			});
+		}
+	}
+	writeLedger(this, kept);
+
+	if (failed && !continueOnFail) {
+		throw runError(node, reports, accounts, recalled, batches.length);
+	}
+	for (const [envelope, account] of accounts) {
+		if (account.outcome === 'sent') place(account.item);
+		else {
+			const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
+			place(outcomeItem(node, account.failure, envelope, outcome));
+		}
+	}
 	return [results];
 }

@@ -1,0 +1,52 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+/**
+ * What a Send run that did not end with every message sent leaves for the next try of the same
+ * run, by item index: the messages the API accepted (with the item's output) and those whose
+ * outcome is unknown, each with the envelope it was for.
+ *
+ * It lives in the node's context of the execution (`getContext('node')`), which n8n keeps in the
+ * execution's own data: the same object for every try of n8n's Retry On Fail, and saved with a
+ * failed execution, whose data a retry from the Executions list starts from (with the original or
+ * the currently saved workflow alike). A new execution starts with an empty context, so the ledger
+ * never holds back a message sent again on purpose. Bounded by the run itself: one entry per item
+ * of the run that was not sent in full, removed once a try sends everything.
+ */
+export interface LedgerEntry {
+	/** `envelopeKey` of the envelope: an item whose message changed since is a new message. */
+	key: string;
+	outcome: 'sent' | 'unknown';
+	/** sent: the item's output (its outgoing record and the balance). */
+	json?: IDataObject;
+	/** unknown: why, in the words the run used. */
+	message?: string;
+}
+
+const FIELD = 'smsSendLedger';
+
+type Ledgers = Record<string, Record<string, LedgerEntry>>;
+
+function runKey(context: IExecuteFunctions): string {
+	return String(context.getWorkflowDataProxy(0).$runIndex);
+}
+
+/** What earlier tries of this run of the node left, by item index. */
+export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry> {
+	const runs = context.getContext('node')[FIELD] as Ledgers | undefined;
+	const entries = runs?.[runKey(context)] ?? {};
+	return new Map(Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), entry]));
+}
+
+/**
+ * Keeps `entries` for the next try of this run (a node in a loop runs several times in one
+ * execution: one ledger per run index); an empty map removes the run's ledger.
+ */
+export function writeLedger(context: IExecuteFunctions, entries: Map<number, LedgerEntry>): void {
+	const node = context.getContext('node');
+	const runs = (node[FIELD] ?? {}) as Ledgers;
+	const run = runKey(context);
+	if (entries.size > 0) runs[run] = Object.fromEntries(entries);
+	else delete runs[run];
+	if (Object.keys(runs).length > 0) node[FIELD] = runs;
+	else delete node[FIELD];
+}

@@ -1,0 +1,112 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import type { Envelope } from './envelopes';
+import { unwrapData } from './errors';
+import { checkedPage } from './list';
+import { findSentMessages } from './sentMessages';
+import {
+	CREDENTIAL_TYPE,
+	DEFAULT_PARALLEL_REQUESTS,
+	DEFAULT_RETRY,
+	requestWithRetry,
+	RetryGate,
+	unansweredText,
+	type RequestSettings,
+} from './transport';
+
+/**
+ * How much earlier than this run a record's `sentAt` may be and still count as this run's message:
+ * the API's clock and n8n's may differ. An identical message to the same number sent by anything
+ * else within this margin before the run cannot be told apart from it.
+ */
+export const CLOCK_MARGIN_MS = 120_000;
+
+/**
+ * Looks up, in today's SMS list (UTC), messages whose send had an unknown outcome, with issue 21's
+ * matcher (recipient after Send's normalisation and exact text, never one record for two
+ * messages). Only records sent since the run started (less `CLOCK_MARGIN_MS`) count, and the
+ * run's sent messages with the same number and text take their own records first (by id), so
+ * that no sent message is another one's proof. Gives each envelope its SMS record, or undefined;
+ * throws when the list cannot be read.
+ */
+export async function lookUpSent(
+	this: IExecuteFunctions,
+	envelopes: Envelope[],
+	{
+		runStartedAt,
+		sent,
+		settings,
+	}: {
+		runStartedAt: number;
+		/** The run's messages the API accepted, with the id of their outgoing record. */
+		sent: Array<{ envelope: Envelope; id: unknown }>;
+		settings: RequestSettings;
+	},
+): Promise<Array<IDataObject | undefined>> {
+	const node = this.getNode();
+	const { baseUrl, apiToken } = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
+		CREDENTIAL_TYPE,
+	);
+	const context = { operation: 'list' as const, apiToken };
+	const gate = new RetryGate();
+	const since = runStartedAt - CLOCK_MARGIN_MS;
+	const readPage = async (qs: IDataObject): Promise<JsonObject> => {
+		const delivery = await requestWithRetry.call(
+			this,
+			{
+				method: 'GET',
+				baseURL: String(baseUrl).replace(/\/+$/, ''),
+				url: '/sms',
+				qs,
+				headers: { Accept: 'application/json' },
+				json: true,
+				...settings.request,
+			},
+			DEFAULT_RETRY,
+			{ gate },
+		);
+		if (delivery.outcome !== 'answered') {
+			throw new NodeOperationError(
+				node,
+				`the SMS list could not be read: ${unansweredText(delivery)}`,
+			);
+		}
+		const { statusCode, body } = delivery.response;
+		const data = checkedPage(
+			node,
+			statusCode,
+			unwrapData(node, statusCode, body, context),
+			Number(qs.page),
+			context,
+		);
+		// Newest first: once a page holds only older records, so do the pages after it.
+		const content = (data.content as IDataObject[]).filter(
+			(record) => !(Date.parse(String(record.sentAt)) < since),
+		);
+		return { ...data, content } as JsonObject;
+	};
+	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
+	const keys = new Set(envelopes.map(key));
+	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));
+	const wanted = [
+		...envelopes.map(({ envelope }) => ({ recipient: envelope.number, text: envelope.message })),
+		...claimed.map(({ envelope, id }) => ({
+			recipient: envelope.envelope.number,
+			text: envelope.envelope.message,
+			messageId: typeof id === 'number' || typeof id === 'string' ? id : undefined,
+		})),
+	];
+	// From the UTC day the run started (today, unless the run crossed midnight).
+	const day = (at: number) => Math.floor(at / 86_400_000);
+	const records = await findSentMessages(wanted, {
+		lookbackDays: day(Date.now()) - day(runStartedAt),
+		readPage,
+		parallel: DEFAULT_PARALLEL_REQUESTS,
+	});
+	return records.slice(0, envelopes.length);
+}
