@@ -199,11 +199,21 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		expect(result.serialized).not.toContain(TOKEN);
 	});
 
-	test('outcome unknown (connection lost after the API processed it): fails, says so', async () => {
+	test('outcome unknown (connection lost after the API processed it, the SMS list unreadable): fails, says so', async () => {
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 		const result = await waitingRun();
 		expect(result.error?.message).toMatch(/^Delivery unknown/);
+		expect(result.error?.description).toContain('May have been sent');
 		expect(result.run.waitTill).toBeUndefined();
+		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('connection lost after the API processed it, then found in the SMS list: sent, so it waits', async () => {
+		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		const result = await waitingRun();
+		expect(result.error).toBeUndefined();
+		expect(result.run.waitTill).toBeDefined();
 		expect(sendRequests()).toHaveLength(1);
 	});
 
