@@ -1,21 +1,12 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
-import { unwrapData } from './errors';
-import { checkedPage } from './list';
 import { findSentMessages } from './sentMessages';
+import { smsListReader } from './smsListReader';
 import {
 	CREDENTIAL_TYPE,
 	DEFAULT_PARALLEL_REQUESTS,
-	DEFAULT_RETRY,
-	requestWithRetry,
 	RetryGate,
-	unansweredText,
 	type RequestSettings,
 } from './transport';
 
@@ -48,42 +39,13 @@ export async function lookUpSent(
 		settings: RequestSettings;
 	},
 ): Promise<Array<IDataObject | undefined>> {
-	const node = this.getNode();
-	const { baseUrl, apiToken } = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
+	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
-	const context = { operation: 'list' as const, apiToken };
-	const gate = new RetryGate();
 	const since = runStartedAt - CLOCK_MARGIN_MS;
+	const read = smsListReader.call(this, credentials, settings, new RetryGate());
 	const readPage = async (qs: IDataObject): Promise<JsonObject> => {
-		const delivery = await requestWithRetry.call(
-			this,
-			{
-				method: 'GET',
-				baseURL: String(baseUrl).replace(/\/+$/, ''),
-				url: '/sms',
-				qs,
-				headers: { Accept: 'application/json' },
-				json: true,
-				...settings.request,
-			},
-			DEFAULT_RETRY,
-			{ gate },
-		);
-		if (delivery.outcome !== 'answered') {
-			throw new NodeOperationError(
-				node,
-				`the SMS list could not be read: ${unansweredText(delivery)}`,
-			);
-		}
-		const { statusCode, body } = delivery.response;
-		const data = checkedPage(
-			node,
-			statusCode,
-			unwrapData(node, statusCode, body, context),
-			Number(qs.page),
-			context,
-		);
+		const data = await read(qs);
 		// Newest first: once a page holds only older records, so do the pages after it.
 		const content = (data.content as IDataObject[]).filter(
 			(record) => !(Date.parse(String(record.sentAt)) < since),

@@ -4,21 +4,17 @@ import {
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeProperties,
-	type JsonObject,
 } from 'n8n-workflow';
 
-import { errorItem, nodeError, unwrapData } from '../../shared/errors';
+import { errorItem, nodeError } from '../../shared/errors';
 import { itemParameterReader } from '../../shared/itemParameters';
-import { checkedPage } from '../../shared/list';
 import { findSentMessages, windowStart, type SentMessage } from '../../shared/sentMessages';
+import { smsListReader } from '../../shared/smsListReader';
 import {
 	CREDENTIAL_TYPE,
 	DEFAULT_PARALLEL_REQUESTS,
-	DEFAULT_RETRY,
 	requestSettings,
-	requestWithRetry,
 	RetryGate,
-	unansweredText,
 } from '../../shared/transport';
 import {
 	fieldsOf,
@@ -163,42 +159,13 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	}
 	if (byWindow.size === 0) return [results];
 
-	const { baseUrl, apiToken } = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
+	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
 	const gate = new RetryGate();
 	for (const [lookbackDays, lookups] of byWindow) {
 		const firstItem = lookups[0].itemIndex;
-		const context = { operation: 'list' as const, itemIndex: firstItem, apiToken };
-		const readPage = async (qs: IDataObject): Promise<JsonObject> => {
-			const delivery = await requestWithRetry.call(
-				this,
-				{
-					method: 'GET',
-					baseURL: String(baseUrl).replace(/\/+$/, ''),
-					url: '/sms',
-					qs,
-					headers: { Accept: 'application/json' },
-					json: true,
-					...settings.request,
-				},
-				DEFAULT_RETRY,
-				{ gate },
-			);
-			if (delivery.outcome !== 'answered') {
-				throw new NodeOperationError(
-					node,
-					`The SMS list could not be read: ${unansweredText(delivery)}`,
-					{
-						itemIndex: firstItem,
-						description: 'Reading the list changes nothing; running it again is safe.',
-					},
-				);
-			}
-			const { statusCode, body } = delivery.response;
-			const data = unwrapData(node, statusCode, body, context);
-			return checkedPage(node, statusCode, data, Number(qs.page), context);
-		};
+		const readPage = smsListReader.call(this, credentials, settings, gate, firstItem);
 		let found: Awaited<ReturnType<typeof findSentMessages>>;
 		try {
 			found = await findSentMessages(
