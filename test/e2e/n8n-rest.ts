@@ -141,12 +141,17 @@ export class N8n {
 
 	/** The ids of a workflow's executions, newest first. */
 	async executionIds(workflowId: string): Promise<string[]> {
+		return (await this.executions(workflowId)).map((execution) => execution.id);
+	}
+
+	/** A workflow's executions, newest first, with their status. */
+	async executions(workflowId: string): Promise<Array<{ id: string; status: string }>> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const { results } = await this.rest<{ results: Array<{ id: string }> }>(
+		const { results } = await this.rest<{ results: Array<{ id: string; status: string }> }>(
 			'GET',
 			`/executions?filter=${filter}`,
 		);
-		return results.map((execution) => execution.id);
+		return results;
 	}
 
 	/** What a node put on its first output in a stored execution. */
