@@ -16,5 +16,6 @@ module.exports = {
 		},
 	],
 	testTimeout: 600000,
+	testSequencer: '<rootDir>/test/queue/sequencer.js',
 	reporters: ['<rootDir>/test/summary-reporter.js'],
 };
