@@ -11,10 +11,6 @@ module.exports = {
 			testEnvironment: 'node',
 			roots: ['<rootDir>/test/queue'],
 			testMatch: ['**/*.queue.ts'],
-			// The approval's wait and resume on a worker passes alone (its branch), but not on the
-			// cluster queue-mode.queue.ts has killed a worker of; run it alone:
-			// npx jest -c jest.queue.config.js --runTestsByPath test/queue/approval.queue.ts
-			testPathIgnorePatterns: ['/approval\\.queue\\.ts$'],
 			globalSetup: '<rootDir>/test/queue/global-setup.ts',
 			globalTeardown: '<rootDir>/test/queue/global-teardown.ts',
 		},

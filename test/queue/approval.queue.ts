@@ -1,27 +1,57 @@
 // SMS Messaging Approval in n8n's queue mode: a production execution started by a webhook sends the
 // SMS on a worker and waits; the answer to the link reaches main, and a worker resumes the
-// execution to the end.
+// execution to the end. It brings up a cluster of its own (as stalled-1x.queue.ts does): the shared
+// one loses its workers in queue-mode.queue.ts.
+import fs from 'node:fs';
+
+import { Simulator } from '../simulator/simulator';
 import {
 	callWebhook,
+	clusterState,
+	DATA_DIR,
 	executionData,
 	n8nClient,
+	PORT_BASE,
 	publishWebhookWorkflow,
-	queueState,
 	settledExecutions,
+	TEST_QUEUE_ENV,
 	workerLogWhenFinished,
 	type QueueState,
 } from './cluster';
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const queue = require('../../scripts/lib/queue-mode');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const local = require('../../scripts/lib/local-n8n');
+
 let state: QueueState;
 let n8n: ReturnType<typeof n8nClient>;
 let credential: { id: string; name: string };
+let stop: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-	state = queueState();
+	const dataDir = `${DATA_DIR}-approval`;
+	fs.rmSync(dataDir, { recursive: true, force: true });
+	const ports = queue.portsFrom(PORT_BASE + 80);
+	const simulator = new Simulator({ token: 'queue-approval-token', balance: 1e9, smsRecords: 0 });
+	const urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
+	stop = async () => await simulator.stop();
+	const cluster = await queue.startQueueMode({ dataDir, ports, workers: 2, env: TEST_QUEUE_ENV });
+	stop = async () => {
+		await cluster.stop();
+		await simulator.stop();
+	};
+	state = clusterState(
+		cluster,
+		{ ...urls, token: simulator.token },
+		{ n8nDir: local.paths(queue.LINE).dir, postgresPort: ports.postgres },
+	);
 	n8n = n8nClient(state);
 	await n8n.login();
 	credential = await n8n.createCredential('SMS Messaging (queue approval)');
 });
+
+afterAll(async () => await stop());
 
 test('a waiting approval resumes on a worker with the answer', async () => {
 	await n8n.simReset();
