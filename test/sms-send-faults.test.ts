@@ -244,7 +244,7 @@ describe('partial failure is accounted for exactly', () => {
 		const description = result.error?.description ?? '';
 		expect(description).toContain('Request 4 of 10, items 30-39, not sent: payment required');
 		expect(description).toContain(
-			'Sent and charged (30 messages): items 0-29. Do not run these items again or they are sent twice.',
+			'Sent and charged (30 messages): items 0-29. A retry of this execution skips them; a new execution sends them again.',
 		);
 		expect(description).toContain('Not sent (70 messages): items 30-99. These can be sent again.');
 		expect(description).toContain('Not attempted, as the run stopped first: items 40-99.');

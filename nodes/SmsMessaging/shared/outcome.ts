@@ -119,7 +119,7 @@ export function runSummary(items: Record<SendOutcome, number[]>): string[] {
 	const lines: string[] = [];
 	if (sent.length) {
 		lines.push(
-			`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. Do not run these items again or they are sent twice.`,
+			`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. A retry of this execution skips them; a new execution sends them again.`,
 		);
 	}
 	if (unknown.length) {
