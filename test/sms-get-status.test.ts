@@ -273,6 +273,22 @@ describe('SMS → Get Delivery Status', () => {
 		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(1), today(10)]);
 	});
 
+	test('one message, two items with different Lookback Days: the record goes to one item only, the narrower window first', async () => {
+		const record = ctx.sim.addSms({ recipient: '254712345678', content: 'Once' });
+		const result = await run({
+			parameters: getStatus({ options: { lookbackDays: '={{ $json.days }}' } }),
+			items: [
+				{ recipient: '254712345678', message: 'Once', days: 10 },
+				{ recipient: '254712345678', message: 'Once', days: 1 },
+			],
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => item.json)).toEqual([
+			{ error: 'The message to 254712345678 is not in the SMS list of the last 10 days' },
+			record,
+		]);
+	});
+
 	describe('requests', () => {
 		const wanted = (indexes: number[]) =>
 			indexes.map((k) => ({

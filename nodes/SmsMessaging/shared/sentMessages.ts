@@ -106,7 +106,13 @@ export interface FindOptions {
 	readPage: SmsPageReader;
 	/** Pages read at once when the whole window is read (default 1). */
 	parallel?: number;
+	/** Ids of records already given to other messages of the run: never given again. */
+	taken?: ReadonlySet<string>;
 }
+
+/** The key `FindOptions.taken` knows a record by. */
+export const recordKey = (record: IDataObject) =>
+	record.id === undefined ? JSON.stringify(record) : String(record.id);
 
 /** What one page says about the pages after it. */
 function pageFacts(data: JsonObject, page: number) {
@@ -141,7 +147,7 @@ function pageFacts(data: JsonObject, page: number) {
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ lookbackDays, readPage, parallel = 1 }: FindOptions,
+	{ lookbackDays, readPage, parallel = 1, taken }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
 	const window = { 'start-date': windowStart(lookbackDays), sort: 'sentAt,desc' };
 	const read = async (page: number, query?: string) => {
@@ -171,8 +177,8 @@ export async function findSentMessages(
 		const changed = new Set<string>();
 		for (const record of content) {
 			// A search finds records the window's first page already gave.
-			const id = record.id === undefined ? JSON.stringify(record) : String(record.id);
-			if (seen.has(id)) continue;
+			const id = recordKey(record);
+			if (seen.has(id) || taken?.has(id)) continue;
 			seen.add(id);
 			records.push(record);
 			const key = keyOf(record.recipient, record.content);

@@ -8,7 +8,12 @@ import {
 
 import { errorItem, nodeError } from '../../shared/errors';
 import { itemParameterReader } from '../../shared/itemParameters';
-import { findSentMessages, windowStart, type SentMessage } from '../../shared/sentMessages';
+import {
+	findSentMessages,
+	recordKey,
+	windowStart,
+	type SentMessage,
+} from '../../shared/sentMessages';
 import { smsListReader } from '../../shared/smsListReader';
 import {
 	CREDENTIAL_TYPE,
@@ -163,14 +168,18 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		CREDENTIAL_TYPE,
 	);
 	const gate = new RetryGate();
-	for (const [lookbackDays, lookups] of byWindow) {
+	// Items with different Lookback Days are looked up window by window, the narrowest first; a
+	// record given to an item of one window is not given to an item of another.
+	const taken = new Set<string>();
+	const windows = [...byWindow].sort(([a], [b]) => a - b);
+	for (const [lookbackDays, lookups] of windows) {
 		const firstItem = lookups[0].itemIndex;
 		const readPage = smsListReader.call(this, credentials, settings, gate, firstItem);
 		let found: Awaited<ReturnType<typeof findSentMessages>>;
 		try {
 			found = await findSentMessages(
 				lookups.map(({ message }) => message),
-				{ lookbackDays, readPage, parallel: DEFAULT_PARALLEL_REQUESTS },
+				{ lookbackDays, readPage, parallel: DEFAULT_PARALLEL_REQUESTS, taken },
 			);
 		} catch (caught) {
 			// The list could not be read: no item of this window has an answer.
@@ -180,6 +189,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		lookups.forEach(({ itemIndex, message }, k) => {
 			const record = found[k];
 			if (record) {
+				taken.add(recordKey(record));
 				results[itemIndex] = { json: record, pairedItem: { item: itemIndex } };
 				return;
 			}
