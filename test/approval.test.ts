@@ -209,6 +209,19 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		expect(sendRequests()).toHaveLength(1);
 	});
 
+	test('one of two messages sent, the other unknown: fails, and says a retry sends the sent one again (the approval keeps no ledger)', async () => {
+		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
+		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
+		const result = await waitingRun();
+		expect(result.run.waitTill).toBeUndefined();
+		const description = result.error?.description ?? '';
+		expect(description).toContain(
+			'Sent and charged (1 message): items 0. Running this node again sends them again.',
+		);
+		expect(description).toContain('May have been sent (1 message): items 1.');
+		expect(description).not.toContain('A retry of this execution skips them');
+	});
+
 	test('connection lost after the API processed it, then found in the SMS list: sent, so it waits', async () => {
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
 		const result = await waitingRun();

@@ -49,6 +49,7 @@ export async function sendWithLink(this: IExecuteFunctions, link: string): Promi
 	const accounts = new Map<Envelope, Account>();
 	const reports = await sendAndAccount.call(this, plan, batches, accounts);
 	if ([...accounts.values()].some(({ outcome }) => outcome !== 'sent')) {
-		throw runError(node, reports, accounts, [], batches.length);
+		// The approval keeps no ledger: a retry sends its messages again, and the summary says so.
+		throw runError(node, reports, accounts, [], batches.length, { retrySkipsSent: false });
 	}
 }

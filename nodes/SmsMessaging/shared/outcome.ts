@@ -111,16 +111,21 @@ const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 /**
  * The run's account, three lines at most: which items were sent (and charged), which were not,
- * which may have been. It says that nothing was sent only when nothing was and nothing may have
+ * which may have been. `retrySkipsSent`: whether the node keeps Send's ledger (sendLedger.ts), so
+ * that a retry of the execution does not send the sent items again. It says that nothing was sent only when nothing was and nothing may have
  * been.
  */
-export function runSummary(items: Record<SendOutcome, number[]>): string[] {
+export function runSummary(
+	items: Record<SendOutcome, number[]>,
+	{ retrySkipsSent }: { retrySkipsSent: boolean },
+): string[] {
 	const { sent, notSent, unknown } = items;
 	const lines: string[] = [];
 	if (sent.length) {
-		lines.push(
-			`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. A retry of this execution skips them; a new execution sends them again.`,
-		);
+		const again = retrySkipsSent
+			? 'A retry of this execution skips them; a new execution sends them again.'
+			: 'Running this node again sends them again.';
+		lines.push(`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. ${again}`);
 	}
 	if (unknown.length) {
 		lines.push(
