@@ -129,17 +129,51 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error).toBeUndefined();
+		// In the shape of Send's other items (the outgoing record's fields), the list's record beside.
 		expect(
-			result.items.map((item) => [item.pairedItem, item.json.recipient, item.json.content]),
+			result.items.map((item) => [item.pairedItem, item.json.recipient, item.json.message]),
 		).toEqual([
 			[{ item: 0 }, '254710000000', 'Order ORD-0 is on its way'],
 			[{ item: 1 }, '254710000001', 'Order ORD-1 is on its way'],
 		]);
 		expect(result.items.every((item) => item.json.foundInSmsList === true)).toBe(true);
+		expect(
+			result.items.map((item) => (item.json.smsRecord as { content: string }).content),
+		).toEqual(['Order ORD-0 is on its way', 'Order ORD-1 is on its way']);
+		expect(result.items.map((item) => item.json.id)).toEqual(
+			result.items.map((item) => (item.json.smsRecord as { id: number }).id),
+		);
 		expect(sendRequests()).toHaveLength(1);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
 		const today = new Date().toISOString().slice(0, 10);
 		expect(listRequests().map((r) => r.query['start-date'])).toContain(today);
+
+		// Send → Get Delivery Status with its defaults reads these items as any other Send item.
+		const checked = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getStatus' },
+			items: result.items.map((item) => item.json),
+			credentials: ctx.credentials,
+		});
+		expect(checked.error).toBeUndefined();
+		expect(checked.items.map((item) => item.json.content)).toEqual([
+			'Order ORD-0 is on its way',
+			'Order ORD-1 is on its way',
+		]);
+	});
+
+	test("request 1's messages found in the SMS list, request 2 not attempted: the headline is item 1's, never an earlier try's", async () => {
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		const result = await runWorkflow({
+			parameters: send({ timeout: 500, batchSize: 1, parallelRequests: 1 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe('Not attempted: an earlier request of this run failed');
+		const description = result.error?.description ?? '';
+		expect(description).toContain('Sent and charged (1 message): items 0.');
+		expect(description).toContain('Not sent (1 message): items 1.');
+		expect(description).not.toContain('earlier try');
+		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
 	});
 
 	test('a 502 whose request was never processed: not found, so it stays "may have been sent", and nothing is re-sent', async () => {
@@ -150,7 +184,9 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.description).toContain('May have been sent (2 messages): items 0-1.');
-		expect(result.error?.description).toContain("Not found in today's SMS list");
+		expect(result.error?.description).toContain(
+			'Not found in the SMS list when this run looked it up',
+		);
 		expect(listRequests().length).toBeGreaterThan(0);
 		expect(sendRequests()).toHaveLength(1);
 	});
@@ -171,21 +207,28 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 		expect(result.error?.description).toContain('May have been sent (1 message): items 0.');
 	});
 
-	test("the run's own sent message with the same number and text is never another item's proof", async () => {
-		// Two identical envelopes: request 1 carries item 0 and is accepted; request 2 (item 1) gets
-		// a 500 without being processed.
-		const items = [0, 1].map(() => ({ phone: '254710000000', order: 'SAME' }));
-		ctx.sim.inject({ host: 'send', status: 500, skip: 1 });
-		const result = await runWorkflow({
-			parameters: send({ batchSize: 1, parallelRequests: 1 }),
-			items,
-			credentials: ctx.credentials,
-			continueOnFail: true,
-		});
-		expect(result.items[0].json.status).toBe('SENT');
-		expect(result.items[1].json.error).toMatch(/^Delivery unknown: /);
-		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
-	});
+	test.each([
+		['are the list ids', false],
+		['are not the list ids', true],
+	])(
+		"the run's own sent message with the same number and text is never another item's proof (outgoing ids %s)",
+		async (_, foreignIds) => {
+			// Two identical envelopes: request 1 carries item 0 and is accepted; request 2 (item 1) gets
+			// a 500 without being processed. The one SMS record is item 0's, whatever its id.
+			const items = [0, 1].map(() => ({ phone: '254710000000', order: 'SAME' }));
+			if (foreignIds) ctx.sim.inject({ host: 'send', foreignIds: true });
+			ctx.sim.inject({ host: 'send', status: 500, skip: foreignIds ? 0 : 1 });
+			const result = await runWorkflow({
+				parameters: send({ batchSize: 1, parallelRequests: 1 }),
+				items,
+				credentials: ctx.credentials,
+				continueOnFail: true,
+			});
+			expect(result.items[0].json.status).toBe('SENT');
+			expect(result.items[1].json.error).toMatch(/^Delivery unknown: /);
+			expect(ctx.sim.sentEnvelopes).toHaveLength(1);
+		},
+	);
 });
 
 describe('outgoing records are matched to envelopes by what they echo', () => {

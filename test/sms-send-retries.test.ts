@@ -127,6 +127,42 @@ describe('retrying a failed execution (mode retry)', () => {
 		expect(sentRefs()).toEqual(orders(0, 30));
 	});
 
+	test('a request of unknown outcome, retried ten minutes later: found in the SMS list from the failed try on, sent, never sent again', async () => {
+		// Request 2 is processed but answers after the timeout, and the SMS list cannot be read then:
+		// items 10-19 stay "may have been sent", 20-29 are not attempted.
+		const timedOut = (): RunOptions => ({
+			...options(),
+			parameters: send({ ...threeBatches, timeout: 500 }),
+		});
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ path: '/sms', status: 500 });
+		const failed = await runWorkflow(timedOut());
+		expect(failed.error?.description).toContain('May have been sent (10 messages): items 10-19.');
+		expect(sentRefs()).toEqual(orders(0, 20));
+
+		// The failed execution ran ten minutes ago: its messages, and its try, are that old.
+		const tenMinutes = 10 * 60_000;
+		const earlier = new Date(Date.now() - tenMinutes).toISOString();
+		for (const record of ctx.sim.sms) record.sentAt = earlier;
+		const shift = (value: unknown): void => {
+			if (!value || typeof value !== 'object') return;
+			const object = value as Record<string, unknown>;
+			if (typeof object.triedAt === 'number') object.triedAt -= tenMinutes;
+			Object.values(object).forEach(shift);
+		};
+		shift(failed.run.data.executionData?.contextData);
+
+		const retried = await retryExecution(failed, timedOut());
+		expect(retried.error).toBeUndefined();
+		expect(sentRefs()).toEqual(orders(0, 30));
+		expect(retried.items.map((item) => item.json.message)).toEqual(
+			orders(0, 30).map((order) => `Order ${order} is on its way`),
+		);
+		expect(retried.items.slice(10, 20).every((item) => item.json.foundInSmsList === true)).toBe(
+			true,
+		);
+	});
+
 	test('retried with a workflow whose message changed since: the changed messages are new ones and go out', async () => {
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const failed = await runWorkflow(options());

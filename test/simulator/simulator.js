@@ -374,6 +374,8 @@ class Simulator {
 	 * @param {number} [fault.dropOutgoings] send: process, then leave this many outgoings out
 	 * @param {boolean} [fault.reverseOutgoings] send: process, then answer the outgoings in reverse order
 	 * @param {boolean} [fault.echoPlus] send: echo each recipient with a leading + (as some APIs format it)
+	 * @param {boolean} [fault.foreignIds] send: give each outgoing record an id that is not its SMS
+	 *   record's (the spec does not say the two are the same)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
@@ -807,6 +809,7 @@ class Simulator {
 		if (fault?.reverseOutgoings) outgoings.reverse();
 		if (fault?.echoPlus)
 			for (const outgoing of outgoings) outgoing.recipient = `+${outgoing.recipient}`;
+		if (fault?.foreignIds) for (const outgoing of outgoings) outgoing.id += 900_000_000;
 		return [
 			202,
 			this.wrapper(record, 202, {

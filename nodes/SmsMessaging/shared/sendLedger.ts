@@ -20,6 +20,8 @@ export interface LedgerEntry {
 	json?: IDataObject;
 	/** unknown: why, in the words the run used. */
 	message?: string;
+	/** unknown: when the try that made the request started (ms), for the SMS list lookup. */
+	triedAt?: number;
 }
 
 const FIELD = 'smsSendLedger';

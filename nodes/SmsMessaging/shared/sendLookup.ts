@@ -18,12 +18,12 @@ import {
 export const CLOCK_MARGIN_MS = 120_000;
 
 /**
- * Looks up, in today's SMS list (UTC), messages whose send had an unknown outcome, with issue 21's
- * matcher (recipient after Send's normalisation and exact text, never one record for two
- * messages). Only records sent since the run started (less `CLOCK_MARGIN_MS`) count, and the
- * run's sent messages with the same number and text take their own records first (by id), so
- * that no sent message is another one's proof. Gives each envelope its SMS record, or undefined;
- * throws when the list cannot be read.
+ * Looks up, in the SMS list, messages whose send had an unknown outcome, with issue 21's matcher
+ * (recipient after Send's normalisation and exact text, never one record for two messages). Only
+ * records sent since `runStartedAt` (when the first try that may have sent them started, less
+ * `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number and text take their
+ * records first, so that no sent message is another one's proof. Gives each envelope its SMS
+ * record, or undefined; throws when the list cannot be read.
  */
 export async function lookUpSent(
 	this: IExecuteFunctions,
@@ -55,13 +55,17 @@ export async function lookUpSent(
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
 	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));
+	// The sent messages come first: they are known to be in the list, so they take records before
+	// any message that only may have been sent does (by id where Send's ids are the list's, else
+	// the most recent ones). A message of unknown outcome is found only when the list holds more
+	// matching records than the run's sent messages took.
 	const wanted = [
-		...envelopes.map(({ envelope }) => ({ recipient: envelope.number, text: envelope.message })),
 		...claimed.map(({ envelope, id }) => ({
 			recipient: envelope.envelope.number,
 			text: envelope.envelope.message,
 			messageId: typeof id === 'number' || typeof id === 'string' ? id : undefined,
 		})),
+		...envelopes.map(({ envelope }) => ({ recipient: envelope.number, text: envelope.message })),
 	];
 	// From the UTC day the run started (today, unless the run crossed midnight).
 	const day = (at: number) => Math.floor(at / 86_400_000);
@@ -70,5 +74,5 @@ export async function lookUpSent(
 		readPage,
 		parallel: DEFAULT_PARALLEL_REQUESTS,
 	});
-	return records.slice(0, envelopes.length);
+	return records.slice(claimed.length);
 }

@@ -479,7 +479,13 @@ async function sendAll(
 /** What became of one envelope of the run, and where it is told. */
 export type Account =
 	| { outcome: 'sent'; item: INodeExecutionData }
-	| { outcome: 'notSent' | 'unknown'; failure: Omit<Failure, 'outcome'>; where: string };
+	| {
+			outcome: 'notSent' | 'unknown';
+			failure: Omit<Failure, 'outcome'>;
+			where: string;
+			/** unknown: when the try that made the request started (ms), for the SMS list lookup. */
+			triedAt?: number;
+	  };
 
 const NOT_ATTEMPTED_WHERE = 'not attempted';
 
@@ -502,6 +508,7 @@ export function runError(
 	accounts: Map<Envelope, Account>,
 	recalled: Envelope[],
 	requests: number,
+	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
 ): NodeApiError {
 	const open = (batch: Envelope[]) =>
 		batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
@@ -537,16 +544,20 @@ export function runError(
 		.map(([{ itemIndex }]) => itemIndex);
 	if (found.length) {
 		lines.push(
-			`Items ${itemRanges(found)} had an unknown outcome but were then found in today's SMS list, so they were sent.`,
+			`Items ${itemRanges(found)} had an unknown outcome but were then found in the SMS list, so they were sent.`,
 		);
 	}
 	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
 	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
-	lines.push(...runSummary(byOutcome));
-	const first =
-		failed[0]?.failure ??
-		({ outcome: 'unknown', message: `Delivery unknown: ${EARLIER_UNKNOWN_HINT}` } as Failure);
-	const itemIndex = [...accounts].find(([, account]) => account.outcome !== 'sent')?.[0].itemIndex;
+	lines.push(...runSummary(byOutcome, { retrySkipsSent }));
+	// The headline: the first failed request, or else (its items all found sent since) the first
+	// item that is not sent, in its own words.
+	const firstOpen = [...accounts]
+		.filter(([, account]) => account.outcome !== 'sent')
+		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
+	const openFailure = firstOpen?.[1].outcome === 'sent' ? undefined : firstOpen?.[1].failure;
+	const first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
+	const itemIndex = firstOpen?.[0].itemIndex;
 	return new NodeApiError(
 		node,
 		{ message: first.message, httpCode: first.httpCode ?? null },
@@ -555,9 +566,28 @@ export function runError(
 }
 
 /**
- * Messages whose outcome is unknown are looked up in today's SMS list: those found there were
- * sent, and get the list's record (`foundInSmsList: true`); the others stay unknown, with why. Never
- * a reason to send anything again.
+ * A message found in the SMS list after an unknown outcome, in the shape of Send's other items
+ * (the outgoing record's fields, from the envelope and the list's record), so that what follows
+ * Send reads it alike (SMS → Get Delivery Status reads `recipient`, `message` and `id`). The list's
+ * record is kept whole in `smsRecord`; `credits` and `balance` are not known.
+ */
+function foundItemJson({ senderId, envelope }: Envelope, record: IDataObject): JsonObject {
+	return {
+		id: record.id,
+		senderId,
+		recipient: envelope.number,
+		message: envelope.message,
+		status: record.status,
+		...(envelope.thirdPartyRef === undefined ? {} : { thirdPartyRef: envelope.thirdPartyRef }),
+		foundInSmsList: true,
+		smsRecord: record,
+	} as JsonObject;
+}
+
+/**
+ * Messages whose outcome is unknown are looked up in the SMS list, from when the try that sent
+ * them started: those found there were sent (`foundItemJson`); the others stay unknown, with why.
+ * Never a reason to send anything again.
  */
 async function resolveUnknown(
 	this: IExecuteFunctions,
@@ -570,12 +600,19 @@ async function resolveUnknown(
 	const sent = [...accounts].flatMap(([envelope, account]) =>
 		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
 	);
+	// Messages an earlier try may have sent count from when that try started.
+	const since = Math.min(
+		runStartedAt,
+		...unknown.map(([, account]) =>
+			account.outcome === 'unknown' ? (account.triedAt ?? runStartedAt) : runStartedAt,
+		),
+	);
 	let records: Array<IDataObject | undefined>;
 	try {
 		records = await lookUpSent.call(
 			this,
 			unknown.map(([envelope]) => envelope),
-			{ runStartedAt, sent, settings },
+			{ runStartedAt: since, sent, settings },
 		);
 	} catch (caught) {
 		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
@@ -592,17 +629,16 @@ async function resolveUnknown(
 	unknown.forEach(([envelope, account], k) => {
 		const record = records[k];
 		if (record) {
-			const json = { ...record, foundInSmsList: true } as JsonObject;
 			accounts.set(envelope, {
 				outcome: 'sent',
-				item: { json, pairedItem: { item: envelope.itemIndex } },
+				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
 		} else if (account.outcome !== 'sent') {
 			account.failure = {
 				...account.failure,
 				description: join(
 					account.failure.description,
-					"Not found in today's SMS list when checked right after the request; it may still appear there.",
+					'Not found in the SMS list when this run looked it up; it may still appear there.',
 				),
 			};
 		}
@@ -611,7 +647,7 @@ async function resolveUnknown(
 
 /**
  * Sends the batches and enters every envelope's outcome in `accounts`: sent (with its record), not
- * sent, or may have been sent; the last are looked up in today's SMS list. Send and the approval
+ * sent, or may have been sent; the last are looked up in the SMS list. Send and the approval
  * node (SmsMessagingApproval) send through this.
  */
 export async function sendAndAccount(
@@ -633,7 +669,12 @@ export async function sendAndAccount(
 			if (item) accounts.set(envelope, { outcome: 'sent', item });
 			else if (failure) {
 				const where = `request ${request} of ${batches.length}`;
-				accounts.set(envelope, { outcome: failure.outcome, failure, where });
+				accounts.set(envelope, {
+					outcome: failure.outcome,
+					failure,
+					where,
+					...(failure.outcome === 'unknown' ? { triedAt: runStartedAt } : {}),
+				});
 			}
 		});
 	}
@@ -697,7 +738,12 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 				message: earlier.message ?? 'Delivery unknown',
 				description: EARLIER_UNKNOWN_HINT,
 			};
-			accounts.set(envelope, { outcome: 'unknown', failure, where: 'an earlier try' });
+			accounts.set(envelope, {
+				outcome: 'unknown',
+				failure,
+				where: 'an earlier try',
+				triedAt: earlier.triedAt,
+			});
 		}
 	}
 
@@ -716,7 +762,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 				outcome: account.outcome,
 				...(account.outcome === 'sent'
 					? { json: account.item.json }
-					: { message: account.failure.message }),
+					: { message: account.failure.message, triedAt: account.triedAt }),
 			});
 		}
 	}
