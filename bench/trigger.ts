@@ -146,14 +146,16 @@ ${table(defaults)}
 
 ${table(failedOnly)}
 
-- A poll reads the in-flight lists whole (\`PENDING\`, \`SENT\`; their pages overlap by 3
-  records, so a message leaving them while they are read moves no other past a page), then the
-  watched lists newest first only down to the oldest message that left them, or, when none did,
-  the list of every status ("any") down to the newest message already seen.
+- A poll first reads the list of every status ("any") down to the newest message already seen
+  (a full reading: only the newest message), then the in-flight lists whole (\`PENDING\`,
+  \`SENT\`; their pages overlap by 3 records, so a message leaving them while they are read moves
+  no other past a page), then, when messages left them, the watched lists newest first only down
+  to the oldest message that left.
 - The worst case is a message sent at the start of the window that leaves \`SENT\`: the watched
   lists are read down to it, about what a full reading costs.
-- Static data: ${perMessage.toFixed(1)} bytes per message in the window (ids as base-36 differences, by
-  sent day); it shrinks again once the window moves past the messages.
+- Static data: ${perMessage.toFixed(1)} bytes per message in the window, with the consecutive ids of
+  this bench (ids as base-36 differences, by sent day; sparser ids, say other accounts' messages
+  in between, take a few bytes more); it shrinks again once the window moves past the messages.
 `;
 	const file = path.join(packageRoot(), 'BENCHMARKS.md');
 	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';

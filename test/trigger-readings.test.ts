@@ -109,7 +109,8 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		const messages = Array.from({ length: 101 }, () => message('SENT'));
 		expect(emittedPairs(await trigger.poll())).toHaveLength(101);
 
-		// Page 2 gets a 503, and the newest message is delivered before it is asked again.
+		// Page 2 gets a 503, and the newest message is delivered before it is asked again: this poll
+		// saw it SENT on page 1, so the next one finds that it left.
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
@@ -117,6 +118,7 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 			retryAfter: 0,
 			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
 		});
+		expect((await trigger.poll()).items).toBeNull();
 		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[100].id}:DELIVERED`]);
 		expect((await trigger.poll()).items).toBeNull();
 
@@ -171,6 +173,29 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 	});
 });
 
+describe('SMS Messaging Trigger: a message sent while a poll reads', () => {
+	test('sent after the PENDING list was read, still PENDING when SENT is read, failing later: the next poll emits it, not the full reading', async () => {
+		for (let i = 0; i < 5; i++) message('DELIVERED');
+		const trigger = await activate();
+		let late: { id: number } | undefined;
+		ctx.sim.inject({
+			path: '/sms',
+			query: { status: 'SENT' },
+			beforeAnswer: () => {
+				late = message('PENDING', 0);
+				message('SENT', 0);
+			},
+		});
+		// In neither in-flight reading of this poll.
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.setSmsStatus(late!.id, 'FAILED');
+		// Deeper than a page below the newest message by the next poll.
+		for (let i = 0; i < 99; i++) message('DELIVERED', 0);
+		const next = [...emittedPairs(await trigger.poll()), ...emittedPairs(await trigger.poll())];
+		expect(next.filter((pair) => pair === `${late!.id}:FAILED`)).toHaveLength(1);
+	});
+});
+
 describe('SMS Messaging Trigger: the full reading', () => {
 	/** A DELIVERED message with 120 newer ones: deeper than the polls between full readings read. */
 	const deepDelivered = () => {
@@ -189,6 +214,7 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
 		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
+			[undefined, '1'],
 			['PENDING', '1'],
 			['SENT', '1'],
 			['DELIVERED', '1'],
@@ -370,9 +396,9 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 	test('20 changes among recent messages cost at most 15 requests; nothing new 7; a full reading every 15 minutes', async () => {
 		const stillSent = buildWindow();
 		const trigger = await activate();
-		// The activation reads the window whole: PENDING 1, SENT 5 (400, pages overlapping),
-		// DELIVERED 92, FAILED 4.
-		expect(listRequests()).toHaveLength(102);
+		// The activation reads the window whole: the newest message 1, PENDING 1, SENT 5 (400, pages
+		// overlapping), DELIVERED 92, FAILED 4.
+		expect(listRequests()).toHaveLength(103);
 
 		// The 20 newest messages in flight are delivered (16) or fail (4).
 		const changed = stillSent.slice(-20);
@@ -386,7 +412,7 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 
 		ctx.sim.requests = [];
 		expect((await trigger.poll()).items).toBeNull();
-		// PENDING 1, SENT 5 (380 now, pages overlapping), every status down to the newest known: 1.
+		// Every status down to the newest known: 1, PENDING 1, SENT 5 (380 now, pages overlapping).
 		expect(listRequests()).toHaveLength(7);
 
 		ctx.sim.requests = [];
@@ -400,7 +426,8 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 		ctx.sim.setSmsStatus(stillSent[0].id, 'DELIVERED');
 		ctx.sim.requests = [];
 		expect(emittedPairs(await trigger.poll())).toEqual([`${stillSent[0].id}:DELIVERED`]);
-		// PENDING 1 and SENT 5, then DELIVERED and FAILED to the bottom of the window: 93 and 4.
-		expect(listRequests()).toHaveLength(103);
+		// Every status 1, PENDING 1 and SENT 5, then DELIVERED and FAILED to the bottom of the
+		// window: 93 and 4.
+		expect(listRequests()).toHaveLength(104);
 	});
 });

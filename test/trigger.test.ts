@@ -45,16 +45,18 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// A full reading: the in-flight lists, then the watched ones, at the largest page, from
-		// Lookback Days (2) before today.
-		expect(smsQueries()).toEqual(
-			['PENDING', 'SENT', 'DELIVERED', 'FAILED'].map((status) => ({
+		// A full reading: the newest message of every status (how far the poll looks), then the
+		// in-flight lists and the watched ones, at the largest page, from Lookback Days (2) before
+		// today.
+		expect(smsQueries()).toEqual([
+			{ 'start-date': utcDay(2), page: '1', records: '1' },
+			...['PENDING', 'SENT', 'DELIVERED', 'FAILED'].map((status) => ({
 				status,
 				'start-date': utcDay(2),
 				page: '1',
 				records: '100',
 			})),
-		);
+		]);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
 		// Ids (base 36) by the day their message was sent: what was emitted per status, what is in
@@ -90,13 +92,15 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// The activation reads the window whole. Then each poll reads the in-flight lists (PENDING,
-		// SENT); when messages left them, the watched lists down to the oldest that left; when none
-		// did, the list of every status (no status filter) down to the newest message known.
-		const inFlight = ['PENDING', 'SENT'];
+		// Each poll first reads the list of every status (no status filter) down to the newest
+		// message known (the activation: only the newest message), then the in-flight lists
+		// (PENDING, SENT); the activation reads the watched lists whole, and a poll after which
+		// messages left the in-flight lists reads them down to the oldest that left.
+		const inFlight = [undefined, 'PENDING', 'SENT'];
 		const left = [...inFlight, 'DELIVERED', 'FAILED'];
-		const none = [...inFlight, undefined];
-		expect(smsQueries().map((q) => q.status)).toEqual([left, left, none, left, none].flat());
+		expect(smsQueries().map((q) => q.status)).toEqual(
+			[left, left, inFlight, left, inFlight].flat(),
+		);
 	});
 
 	test('more than 100 changes in one poll are all emitted, read page by page', async () => {
@@ -110,6 +114,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(new Set(ids(items)).size).toBe(150);
 		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
 		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
+			[undefined, '1', '100'],
 			['PENDING', '1', '100'],
 			['SENT', '1', '100'],
 			['FAILED', '1', '100'],
@@ -284,7 +289,7 @@ describe('SMS Messaging Trigger: activation', () => {
 		// place, and the one that crosses the page boundary is in neither page of this reading.
 		ctx.sim.inject({
 			path: '/sms',
-			skip: 1,
+			query: { status: 'SENT', page: '2' },
 			beforeAnswer: () => ctx.sim.setSmsStatus(messages[149].id, 'DELIVERED'),
 		});
 		expect((await trigger.poll()).items).toBeNull();
@@ -358,8 +363,8 @@ describe('SMS Messaging Trigger: errors', () => {
 		ctx.sim.requests = [];
 
 		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
-		// PENDING (503, then again), SENT, FAILED down to the message that left SENT.
-		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200]);
+		// Every status (503, then again), PENDING, SENT, FAILED down to the message that left SENT.
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200, 200]);
 	});
 
 	test('a rejected token fails the activation with the API message', async () => {

@@ -54,7 +54,8 @@ interface Watch {
 /**
  * Ids by the UTC day their message was sent, in the workflow's static data: each day's ids in
  * ascending order, as base-36 differences from the previous one ("rs,1,2" is 1000, 1001, 1003),
- * so that a message costs about two bytes whatever the size of its id.
+ * so that a message costs about two bytes when ids are consecutive, whatever their size (a few
+ * more when they are sparse).
  */
 type StoredIds = Record<string, string>;
 
@@ -307,12 +308,17 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 }
 
 /**
- * What a poll reads: the in-flight lists (PENDING, SENT) whole, which tells which messages left
- * them; then the watched outcome lists (DELIVERED, FAILED) newest first only down to the oldest
- * message that left, or, when none did, the list of every status down to the newest message
- * already looked at (new messages). Every Full Reading minutes, and whenever a status starts to
- * be watched, the watched lists are read whole: that catches what the cheaper polls cannot see
+ * What a poll reads: first the list of every status down to the newest message already looked at
+ * (the new messages, whatever their status); then the in-flight lists (PENDING, SENT) whole, which
+ * tells which messages left them; then, when any did, the watched outcome lists (DELIVERED,
+ * FAILED) newest first down to the oldest message that left. Every Full Reading minutes, and
+ * whenever a status starts to be watched, the watched lists are read whole instead (the first
+ * reading then asks only for the newest message): that catches what the cheaper polls cannot see
  * (a message moving between two outcome statuses, one a reading missed).
+ *
+ * The first reading fixes how far this poll looked: a message sent while the others are read is
+ * newer than anything it saw, so the next poll's first reading sees it, whichever reading of this
+ * poll it escaped.
  */
 async function pollOnce(
 	this: IPollFunctions,
@@ -349,10 +355,8 @@ async function pollOnce(
 
 	const found: IDataObject[] = [];
 	const lookedAt = remembered.top ?? 0;
-	let highest = lookedAt;
 	const take = (record: IDataObject, status: string) => {
 		const id = Number(record.id);
-		highest = Math.max(highest, id);
 		const ids = emitted.get(status);
 		const day = sentDay(record, today);
 		// Sent before the window: not watched (it would be forgotten at once and come again).
@@ -360,6 +364,27 @@ async function pollOnce(
 		ids.set(id, day);
 		if (!recording.has(status)) found.push(record);
 	};
+
+	// Every status down to the newest message already looked at (only the newest message when the
+	// watched lists are read whole below): `top` becomes the newest message it saw. A new message
+	// in an outcome status is taken; one in flight is followed from now on, unless an outcome
+	// reading below finds it there.
+	let top = lookedAt;
+	const newInFlight: Ids = new Map();
+	if (outcomes.length > 0) {
+		const reading = full
+			? { records: (await reader({})(1, 1)).content as IDataObject[] }
+			: await readList(reader({}), { downTo: lookedAt + 1 });
+		for (const record of reading.records) {
+			const id = Number(record.id);
+			top = Math.max(top, id);
+			const status = String(record.status);
+			if (full) continue;
+			if (outcomes.includes(status)) take(record, status);
+			else if (IN_FLIGHT.includes(status)) newInFlight.set(id, sentDay(record, today));
+		}
+	}
+	const inOutcomes = new Set<number>();
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
 	// are read is in one of them, or already in an outcome list, read after.
@@ -382,21 +407,17 @@ async function pollOnce(
 		else inFlight.set(id, day);
 	}
 
-	if (outcomes.length > 0) {
-		if (full || left.length > 0) {
-			const downTo = full ? -Infinity : left.reduce((low, id) => Math.min(low, id), lookedAt + 1);
-			for (const status of outcomes) {
-				const reading = await readList(reader({ status }), { downTo });
-				for (const record of reading.records) take(record, status);
-			}
-		} else {
-			const reading = await readList(reader({}), { downTo: lookedAt + 1 });
+	if (outcomes.length > 0 && (full || left.length > 0)) {
+		const downTo = full ? -Infinity : left.reduce((low, id) => Math.min(low, id), lookedAt + 1);
+		for (const status of outcomes) {
+			const reading = await readList(reader({ status }), { downTo });
 			for (const record of reading.records) {
-				if (outcomes.includes(String(record.status))) take(record, String(record.status));
-				else highest = Math.max(highest, Number(record.id));
+				inOutcomes.add(Number(record.id));
+				take(record, status);
 			}
 		}
 	}
+	for (const [id, day] of newInFlight) if (!inOutcomes.has(id)) inFlight.set(id, day);
 
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	remembered.scope = watch.scope;
@@ -404,10 +425,9 @@ async function pollOnce(
 		[...emitted].map(([status, ids]) => [status, encodeIds(ids, watch.startDay)]),
 	);
 	remembered.inFlight = encodeIds(inFlight, watch.startDay);
-	// Every message up to the highest id read has now been looked at in the watched outcome lists:
-	// those above `lookedAt` by the list of every status, or by the outcome lists read down to the
-	// oldest message that left (or whole).
-	remembered.top = highest;
+	// Every message up to `top` has now been looked at: in the list of every status (or, for a full
+	// reading, in the in-flight and outcome lists read whole), and is emitted or followed.
+	remembered.top = top;
 	if (full) remembered.fullReadingAt = now;
 
 	if (found.length === 0) return null;
