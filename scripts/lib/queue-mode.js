@@ -6,8 +6,10 @@
 // into it, as it would on separate machines: a worker only knows the nodes installed where it runs.
 // Used by `npm run start:queue`, `npm run test:queue` and `npm run bench:queue`.
 const { execFileSync, spawn } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
+const os = require('node:os');
 const path = require('node:path');
 
 const local = require('./local-n8n');
@@ -185,13 +187,38 @@ async function query(port, sql, params = []) {
 }
 
 /**
+ * Where PostgreSQL keeps its data: `<dataDir>/postgres`. As root the server runs as the `postgres`
+ * user, which cannot reach that folder when one above it is closed to other users (a clone in a
+ * `mktemp -d` folder): the data then lives in the system's temporary folder, one per data folder,
+ * linked from `<dataDir>/postgres`, so that removing the data folder still starts afresh.
+ */
+function postgresDataFolder(dataDir) {
+	const inside = path.join(dataDir, 'postgres');
+	fs.mkdirSync(dataDir, { recursive: true });
+	if (process.getuid?.() !== 0) return inside;
+	const [cmd, args] = asPostgresUser('test', ['-x', dataDir]);
+	try {
+		execFileSync(cmd, args);
+		return inside;
+	} catch {
+		const hash = crypto.createHash('sha256').update(inside).digest('hex').slice(0, 12);
+		const outside = path.join(os.tmpdir(), `sms-messaging-postgres-${hash}`);
+		if (!fs.existsSync(inside)) {
+			fs.rmSync(outside, { recursive: true, force: true });
+			fs.symlinkSync(outside, inside);
+		}
+		return outside;
+	}
+}
+
+/**
  * Starts PostgreSQL with its data in `<dataDir>/postgres` (created by initdb on first use, owned
- * by the server's user), listening on 127.0.0.1:`port` only (no Unix socket), with password
- * authentication, and makes sure n8n's database exists.
+ * by the server's user; see postgresDataFolder), listening on 127.0.0.1:`port` only (no Unix
+ * socket), with password authentication, and makes sure n8n's database exists.
  */
 async function startPostgres(dataDir, port, logDir) {
 	const bin = postgresBin();
-	const pgData = path.join(dataDir, 'postgres');
+	const pgData = postgresDataFolder(dataDir);
 	const root = process.getuid?.() === 0;
 	fs.mkdirSync(pgData, { recursive: true, mode: 0o700 });
 	if (root) execFileSync('chown', ['-R', 'postgres:postgres', pgData]);
@@ -205,7 +232,8 @@ async function startPostgres(dataDir, port, logDir) {
 				`PostgreSQL's user cannot write ${pgData}: a folder above it is closed to other users (chmod o+x it, or clone elsewhere)`,
 			);
 		}
-		const pwfile = path.join(dataDir, `.pg-password-${process.pid}`);
+		// Beside the data folder, where the server's user can read it.
+		const pwfile = `${pgData}-password-${process.pid}`;
 		fs.writeFileSync(pwfile, DB.password, { mode: 0o600 });
 		if (root) execFileSync('chown', ['postgres:postgres', pwfile]);
 		try {
