@@ -35,7 +35,7 @@ export const approvalProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Each SMS carries the message, a line break and a link of about 155 characters (n8n's signed resume URL), so it costs at least 2 SMS parts. All items go out in one request; the first answer on the page resumes the workflow.",
+			"Each SMS carries the message, a line break and a link of about 157 characters (n8n's signed resume URL), so it costs at least 2 SMS parts. All items go out in one request; the first answer on the page resumes the workflow.",
 		name: 'approvalNotice',
 		type: 'notice',
 		default: '',
