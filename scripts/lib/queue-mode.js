@@ -417,11 +417,15 @@ async function startQueueMode({
 	process.once('exit', onExit);
 	try {
 		log('Starting PostgreSQL and Redis…');
-		const [postgres, redis] = await Promise.all([
+		// Both start at once; if one fails, the other is stopped with the rest below.
+		const servers = await Promise.allSettled([
 			startPostgres(dataDir, ports.postgres, logDir),
 			startRedis(dataDir, ports.redis, logDir),
 		]);
-		started.push(postgres, redis);
+		for (const server of servers) if (server.status === 'fulfilled') started.push(server.value);
+		const failed = servers.find((server) => server.status === 'rejected');
+		if (failed) throw failed.reason;
+		const [postgres, redis] = started;
 
 		local.ensureInstalled(line);
 		log('Building and packing n8n-nodes-sms-messaging, installing it for main and every worker…');

@@ -53,11 +53,17 @@ beforeAll(async () => {
 
 afterAll(async () => await stop());
 
-test('a waiting approval resumes on a worker with the answer', async () => {
+const NODE_ID = '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a';
+
+/**
+ * Publishes a webhook workflow whose approval asks about `release`, calls it, and gives the waiting
+ * execution and the link its SMS carries (checked: one send, the message, then the signed link).
+ */
+async function waitingApproval(webhookPath: string, release: string, extra: object = {}) {
 	await n8n.simReset();
-	const workflow = await publishWebhookWorkflow(n8n, state, 'queue: approval', 'queue-approval', [
+	const workflow = await publishWebhookWorkflow(n8n, state, `queue: ${webhookPath}`, webhookPath, [
 		{
-			id: '5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a',
+			id: NODE_ID,
 			name: 'SMS Messaging Approval',
 			type: 'n8n-nodes-sms-messaging.smsMessagingApproval',
 			typeVersion: 1,
@@ -66,36 +72,45 @@ test('a waiting approval resumes on a worker with the answer', async () => {
 				senderId: 'ACME',
 				number: '={{ $json.body.number }}',
 				message: '=Deploy {{ $json.body.release }}?',
+				...extra,
 			},
 			credentials: { smsMessagingApi: credential },
 		},
 	]);
-	await callWebhook(workflow.url, { number: '254712000077', release: 'v2.3' });
+	await callWebhook(workflow.url, { number: '254712000077', release });
 	const [waiting] = await settledExecutions(state, workflow.id, 1);
 	expect(waiting.status).toBe('waiting');
 	const sends = (await n8n.simRequests()).filter((r) => r.host === 'send');
 	expect(sends).toHaveLength(1);
 	const [text, link] = sends[0].body.envelopes![0].message.split('\n');
-	expect(text).toBe('Deploy v2.3?');
-	expect(link).toContain(
-		`/webhook-waiting/${waiting.id}/5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a?signature=`,
-	);
+	expect(text).toBe(`Deploy ${release}?`);
+	expect(link).toContain(`/webhook-waiting/${waiting.id}/${NODE_ID}?signature=`);
+	return { waiting, link };
+}
 
-	const answer = await fetch(link, {
-		method: 'POST',
-		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: 'approved=true',
-	});
-	expect(answer.status).toBe(200);
-	const deadline = Date.now() + 60_000;
-	let run = await executionData(n8n, state, waiting.id);
+/** The execution once it has finished (or the deadline passed), and the approval's output. */
+async function finished(executionId: string, timeoutMs = 60_000) {
+	const deadline = Date.now() + timeoutMs;
+	let run = await executionData(n8n, state, executionId);
 	while (run.status !== 'success' && Date.now() < deadline) {
 		await new Promise((resolve) => setTimeout(resolve, 500));
-		run = await executionData(n8n, state, waiting.id);
+		run = await executionData(n8n, state, executionId);
 	}
 	expect(run.status).toBe('success');
-	const output = run.resultData.runData['SMS Messaging Approval'][0].data!.main[0];
-	expect(output.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
+	return run.resultData.runData['SMS Messaging Approval'][0].data!.main[0].map((item) => item.json);
+}
+
+const answer = async (link: string, approved: boolean) =>
+	await fetch(link, {
+		method: 'POST',
+		headers: { 'content-type': 'application/x-www-form-urlencoded' },
+		body: `approved=${approved}`,
+	});
+
+test('a waiting approval resumes on a worker with the answer', async () => {
+	const { waiting, link } = await waitingApproval('queue-approval', 'v2.3');
+	expect((await answer(link, true)).status).toBe(200);
+	expect(await finished(waiting.id)).toEqual([{ data: { approved: true } }]);
 	// Both parts ran on workers: the send before the wait, and the resumed run after the answer.
 	const log = await workerLogWhenFinished(state, [waiting.id]);
 	expect(log.started.get(waiting.id)).toEqual([
@@ -103,4 +118,34 @@ test('a waiting approval resumes on a worker with the answer', async () => {
 		expect.stringMatching(/^worker-/),
 	]);
 	expect((await n8n.simRequests()).filter((r) => r.host === 'send')).toHaveLength(1);
+});
+
+test('Decline: the execution resumes on a worker with approved false', async () => {
+	const { waiting, link } = await waitingApproval('queue-decline', 'v2.4', {
+		approvalOptions: { values: { approvalType: 'double' } },
+	});
+	expect((await answer(link, false)).status).toBe(200);
+	expect(await finished(waiting.id)).toEqual([{ data: { approved: false } }]);
+	const log = await workerLogWhenFinished(state, [waiting.id]);
+	expect(log.started.get(waiting.id)).toHaveLength(2);
+});
+
+test('the time limit passes first: main resumes it on a worker, with the input item and not approved', async () => {
+	// n8n's wait tracker, on main, looks for due executions once a minute.
+	const { waiting, link } = await waitingApproval('queue-time-limit', 'v2.5', {
+		options: {
+			limitWaitTime: {
+				values: { limitType: 'afterTimeInterval', resumeAmount: 0.05, resumeUnit: 'minutes' },
+			},
+		},
+	});
+	const output = await finished(waiting.id, 100_000);
+	expect(output).toHaveLength(1);
+	expect(output[0]).toMatchObject({ body: { number: '254712000077', release: 'v2.5' } });
+	expect(JSON.stringify(output)).not.toContain('approved');
+	const log = await workerLogWhenFinished(state, [waiting.id]);
+	expect(log.started.get(waiting.id)).toHaveLength(2);
+	// A late answer changes nothing.
+	expect((await answer(link, true)).status).toBeLessThan(500);
+	expect(JSON.stringify(await finished(waiting.id))).not.toContain('approved');
 });
