@@ -9,7 +9,7 @@ const { Simulator } = require('../test/simulator/simulator');
 const LINE = process.env.N8N_LINE || '2.x';
 const PORT = Number(process.env.N8N_PORT || 5678);
 /** The example that starts on its own (examples/alert-on-failed-sms.json). */
-const ALERT_WORKFLOW = 'exAlertFailedSms';
+const ALERT = require('../examples/alert-on-failed-sms.json');
 
 async function main() {
 	// Sent messages are delivered, or fail, half a minute later, so the trigger example has work.
@@ -29,7 +29,9 @@ async function main() {
 	const n8nUrl = `http://127.0.0.1:${PORT}`;
 	const session = await local.login(n8nUrl);
 	const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0];
-	await local.activateWorkflow(n8nUrl, cookie, ALERT_WORKFLOW);
+	// Turned on when it is imported; a user who turned it off since finds it off.
+	const alertImported = n8n.imported.includes(ALERT.name);
+	if (alertImported) await local.activateWorkflow(n8nUrl, cookie, ALERT.id);
 	const examples =
 		n8n.imported.length === 0
 			? 'Every example workflow was there already and is kept as you left it.'
@@ -51,8 +53,9 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
   Try first: open "SMS: send a personalised message to every row" and click Execute workflow:
   three items go out as three envelopes of one request. Then "SMS: find contacts matching a search".
-  "SMS: alert when a message fails" is active: about a quarter of the messages you send fail half
-  a minute later, and its next poll (every minute) runs it with them (see Executions).
+  "${ALERT.name}" is ${alertImported ? 'active' : 'active unless you turned it off'}: about a quarter of the
+  messages you send fail half a minute later, and its next poll (every minute) runs it with them
+  (see Executions).
 
 Ctrl-C stops n8n and the simulator.`);
 
