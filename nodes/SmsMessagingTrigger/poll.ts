@@ -384,7 +384,6 @@ async function pollOnce(
 			else if (IN_FLIGHT.includes(status)) newInFlight.set(id, sentDay(record, today));
 		}
 	}
-	const inOutcomes = new Set<number>();
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
 	// are read is in one of them, or already in an outcome list, read after.
@@ -412,12 +411,12 @@ async function pollOnce(
 		for (const status of outcomes) {
 			const reading = await readList(reader({ status }), { downTo });
 			for (const record of reading.records) {
-				inOutcomes.add(Number(record.id));
+				newInFlight.delete(Number(record.id));
 				take(record, status);
 			}
 		}
 	}
-	for (const [id, day] of newInFlight) if (!inOutcomes.has(id)) inFlight.set(id, day);
+	for (const [id, day] of newInFlight) inFlight.set(id, day);
 
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	remembered.scope = watch.scope;

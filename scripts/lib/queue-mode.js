@@ -425,7 +425,7 @@ async function startQueueMode({
 		for (const server of servers) if (server.status === 'fulfilled') started.push(server.value);
 		const failed = servers.find((server) => server.status === 'rejected');
 		if (failed) throw failed.reason;
-		const [postgres, redis] = started;
+		const [postgres, redis] = servers.map((server) => server.value);
 
 		local.ensureInstalled(line);
 		log('Building and packing n8n-nodes-sms-messaging, installing it for main and every worker…');

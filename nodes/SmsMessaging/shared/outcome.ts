@@ -111,9 +111,9 @@ const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 /**
  * The run's account, three lines at most: which items were sent (and charged), which were not,
- * which may have been. `retrySkipsSent`: whether the node keeps Send's ledger (sendLedger.ts), so
- * that a retry of the execution does not send the sent items again. It says that nothing was sent only when nothing was and nothing may have
- * been.
+ * which may have been. It says that nothing was sent only when nothing was and nothing may have
+ * been. `retrySkipsSent`: whether the node keeps Send's ledger (sendLedger.ts), so that a retry of
+ * the execution does not send the sent items again.
  */
 export function runSummary(
 	items: Record<SendOutcome, number[]>,
