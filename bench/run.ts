@@ -33,7 +33,7 @@ const STATUS_COUNT = Number(process.env.BENCH_STATUS_COUNT || 1000);
 const STATUS_LATENCIES = (process.env.BENCH_STATUS_LATENCIES || '0,25').split(',').map(Number);
 /** `BENCH_ONLY=status` runs only the Get Delivery Status comparison and updates its section. */
 const ONLY = process.env.BENCH_ONLY;
-/** This node's default Requests in Parallel (nodes/SmsMessaging/shared/transport.ts). */
+/** This node's default Requests in Parallel (nodes/shared/transport.ts). */
 const DEFAULT_PARALLEL = 4;
 
 interface Measurement {

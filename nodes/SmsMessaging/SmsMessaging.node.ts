@@ -3,7 +3,7 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { contactDescription } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
 import { getStatus, send, smsDescription } from './resources/sms';
-import { MAIN_CONNECTION, SMS_ICON } from './shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -31,7 +31,7 @@ export class SmsMessaging implements INodeType {
 			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
 			headers: { Accept: 'application/json' },
 			json: true,
-			// The answer of every status is read by the operations' postReceive (shared/routing.ts).
+			// The answer of every status is read by the operations' postReceive (routing.ts).
 			ignoreHttpStatusErrors: true,
 		},
 		// n8n evaluates a hint's displayCondition against the node's parameters and input, not its

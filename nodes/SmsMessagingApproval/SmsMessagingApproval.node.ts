@@ -8,8 +8,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { MAIN_CONNECTION, SMS_ICON } from '../SmsMessaging/shared/descriptions';
-import { errorItem, nodeError } from '../SmsMessaging/shared/errors';
+import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
+import { errorItem, nodeError } from '../shared/errors';
 import { ANSWER_WEBHOOKS, approvalProperties } from './description';
 import { choicePage, recordedPage, type Choices } from './page';
 import { answerLink, sendWithLink } from './sendRequests';

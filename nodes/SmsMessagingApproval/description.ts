@@ -4,16 +4,7 @@ import {
 	type IWebhookDescription,
 } from 'n8n-workflow';
 
-import { smsSendDescription } from '../SmsMessaging/resources/sms/send';
-
-/** Send's own Sender ID, Recipient Number and Message fields, shown here without Send's conditions. */
-function sendField(name: 'senderId' | 'number' | 'message'): INodeProperties {
-	const field = smsSendDescription.find((property) => property.name === name);
-	if (!field) throw new Error(`SMS → Send has no field ${name}`);
-	const property = { ...field };
-	delete property.displayOptions;
-	return property;
-}
+import { messageField, recipientNumberField, senderIdField } from '../shared/messageFields';
 
 export const approvalProperties: INodeProperties[] = [
 	{
@@ -40,10 +31,10 @@ export const approvalProperties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	sendField('senderId'),
-	sendField('number'),
+	senderIdField,
+	recipientNumberField,
 	{
-		...sendField('message'),
+		...messageField,
 		description:
 			'Text for this recipient, read from each item; the link to the approval page is added after it on a new line. The page shows the message of the first item.',
 	},

@@ -5,7 +5,7 @@ import {
 	type IExecuteFunctions,
 } from 'n8n-workflow';
 
-import { fieldsOf, isSet, oneOf, requiredText } from '../SmsMessaging/shared/validation';
+import { fieldsOf, isSet, oneOf, requiredText } from '../shared/validation';
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 

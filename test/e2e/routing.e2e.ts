@@ -1,6 +1,6 @@
 // End to end: what the routed operations (Sender ID, both Get Many) rely on in n8n's declarative
 // routing, on every n8n line under test. Each test below would fail if a release of n8n stopped
-// doing one of the things the request hooks (nodes/SmsMessaging/shared/routing.ts) rely on:
+// doing one of the things the request hooks (nodes/SmsMessaging/routing.ts) rely on:
 // - calling `operations.pagination` once per item, with that item's context (getNodeParameter,
 //   getItemIndex, continueOnFail, getCredentials) and the request the field routing and preSend
 //   built;

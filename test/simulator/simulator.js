@@ -44,7 +44,7 @@ const REASONS = {
 };
 
 // What the simulated API charges per message. Written apart from the node's estimate
-// (nodes/SmsMessaging/shared/smsParts.ts), which tests compare with these charges; it must never
+// (nodes/SmsMessaging/resources/sms/send/smsParts.ts), which tests compare with these charges; it must never
 // share code with it. GSM 03.38, character by character from the 3GPP TS 23.038 table: printable
 // ASCII except ` and the extension characters, line feed, carriage return, and the accented and
 // Greek letters listed below take one septet; the extension table (form feed ^ { } \ [ ~ ] | €)

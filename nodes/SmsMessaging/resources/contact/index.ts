@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer } from '../../shared/routing';
+import { handAnswer } from '../../routing';
 import { contactGetManyDescription } from './getAll';
 
 export const contactDescription: INodeProperties[] = [

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer, senderIdRequest, type CheckedField } from '../../shared/routing';
+import { handAnswer, senderIdRequest, type CheckedField } from '../../routing';
 import { senderIdCreateDescription, senderIdCreateFields } from './create';
 import { senderIdUpdateDescription, senderIdUpdateFields } from './update';
 

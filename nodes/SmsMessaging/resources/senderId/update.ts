@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { bodyField } from '../../shared/routing';
-import { positiveInteger } from '../../shared/validation';
+import { bodyField } from '../../routing';
+import { positiveInteger } from '../../../shared/validation';
 import { senderIdFields } from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };

@@ -5,14 +5,14 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { listControls } from '../../shared/descriptions';
+import { listControls } from '../../listControls';
 import {
 	SMS_LIST_FILTERS,
 	SMS_STATUS_OPTIONS,
 	SMS_STATUSES,
 	type SmsListFilter,
-} from '../../shared/smsFilters';
-import { apiDate, oneOf } from '../../shared/validation';
+} from '../../../shared/smsFilters';
+import { apiDate, oneOf } from '../../../shared/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
 

@@ -6,28 +6,20 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { errorItem, nodeError } from '../../shared/errors';
-import { itemParameterReader } from '../../shared/itemParameters';
-import {
-	findSentMessages,
-	recordKey,
-	windowStart,
-	type SentMessage,
-} from '../../shared/sentMessages';
-import { smsListReader } from '../../shared/smsListReader';
-import {
-	CREDENTIAL_TYPE,
-	DEFAULT_PARALLEL_REQUESTS,
-	requestSettings,
-	RetryGate,
-} from '../../shared/transport';
+import { errorItem, nodeError } from '../../../shared/errors';
+import { itemParameterReader } from '../../../shared/itemParameters';
+import { findSentMessages, recordKey, type SentMessage } from '../../../shared/sentMessages';
+import { windowStartDay } from '../../../shared/sentWindow';
+import { smsListReader } from '../../../shared/smsListReader';
+import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../../../shared/transport';
+import { requestSettings } from '../../../shared/requestOptions';
 import {
 	fieldsOf,
 	integerInRange,
 	isSet,
 	phoneNumber,
 	requiredText,
-} from '../../shared/validation';
+} from '../../../shared/validation';
 
 const showOnlyForSmsGetStatus = { resource: ['sms'], operation: ['getStatus'] };
 
@@ -174,7 +166,11 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	const windows = [...byWindow].sort(([a], [b]) => a - b);
 	for (const [lookbackDays, lookups] of windows) {
 		const firstItem = lookups[0].itemIndex;
-		const readPage = smsListReader.call(this, credentials, settings, gate, firstItem);
+		const readPage = smsListReader.call(this, credentials, {
+			request: settings.request,
+			gate,
+			itemIndex: firstItem,
+		});
 		let found: Awaited<ReturnType<typeof findSentMessages>>;
 		try {
 			found = await findSentMessages(
@@ -200,7 +196,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 					`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
 					{
 						itemIndex,
-						description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${windowStart(lookbackDays)} (UTC), or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
+						description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${windowStartDay(lookbackDays)} (UTC), or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
 					},
 				),
 				itemIndex,

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer } from '../../shared/routing';
+import { handAnswer } from '../../routing';
 import { smsGetManyDescription } from './getAll';
 import { getStatus, smsGetStatusDescription } from './getStatus';
 import { send, smsSendDescription } from './send';

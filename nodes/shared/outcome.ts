@@ -1,10 +1,21 @@
 /**
- * How a paid, non-idempotent request ended, decided in one place: `sent` (the API accepted it and
- * said so in a way that can be read), `notSent` (provably not processed: nothing reached the API,
- * or the API refused it) or `unknown` (the API may have processed it). Every text Send prints
- * about a message is worded from this decision.
+ * How a request ended, decided in one place for every answer and every error: `sent` (the API
+ * accepted it), `notSent` (provably not processed: nothing reached the API, or the API refused it)
+ * or `unknown` (the API may have processed it). Whether a request is tried again, and every text
+ * the node prints about what a request did, are worded from this decision (`decide`).
  */
 export type SendOutcome = 'sent' | 'notSent' | 'unknown';
+
+/** What one attempt of a request ended with: an answer, or an error without one. */
+export type Attempt = { statusCode: number } | { networkCode: string | undefined };
+
+export interface Decision<Outcome extends SendOutcome = SendOutcome> {
+	outcome: Outcome;
+	/** Whether trying the same request again can help; only ever for `notSent`. */
+	retry: boolean;
+	/** For an attempt without an answer: the node's words for what happened, if it has its own. */
+	reason?: string;
+}
 
 /**
  * Network errors that prove the request was never processed, with the words the node uses and
@@ -44,11 +55,7 @@ const UNKNOWN_NETWORK_REASONS: Record<string, string> = {
 };
 
 /** A request that got no answer: whether it was processed, why, and whether to try again. */
-export function networkOutcome(code: string | undefined): {
-	outcome: 'notSent' | 'unknown';
-	reason?: string;
-	retry: boolean;
-} {
+function networkDecision(code: string | undefined): Decision<'notSent' | 'unknown'> {
 	if (code !== undefined && CERTIFICATE_CODES.has(code)) {
 		return {
 			outcome: 'notSent',
@@ -67,14 +74,26 @@ export function networkOutcome(code: string | undefined): {
 
 /**
  * An answer's status: a 2xx was accepted (sent, once its body says which messages), 429, 503 and
- * the other 4xx were refused (not sent), and every other status, 500, 502, 504 and a CDN's 520 to
- * 524 included, may come after the API processed the request (unknown).
+ * the other 4xx were refused (not sent; 429 and 503 ask to try again), and every other status,
+ * 500, 502, 504 and a CDN's 520 to 524 included, may come after the API processed the request
+ * (unknown).
  */
-export function statusOutcome(statusCode: number): SendOutcome {
-	if (statusCode >= 200 && statusCode < 300) return 'sent';
-	if (statusCode >= 400 && statusCode < 500) return 'notSent';
-	if (statusCode === 503) return 'notSent';
-	return 'unknown';
+function answerDecision(statusCode: number): Decision {
+	if (statusCode >= 200 && statusCode < 300) return { outcome: 'sent', retry: false };
+	if (statusCode === 429 || statusCode === 503) return { outcome: 'notSent', retry: true };
+	if (statusCode >= 400 && statusCode < 500) return { outcome: 'notSent', retry: false };
+	return { outcome: 'unknown', retry: false };
+}
+
+/** The one decision: what an attempt's answer or error means for the request. */
+export function decide(attempt: {
+	networkCode: string | undefined;
+}): Decision<'notSent' | 'unknown'>;
+export function decide(attempt: Attempt): Decision;
+export function decide(attempt: Attempt): Decision {
+	return 'statusCode' in attempt
+		? answerDecision(attempt.statusCode)
+		: networkDecision(attempt.networkCode);
 }
 
 /** What to do about messages whose outcome is unknown. */
@@ -94,49 +113,3 @@ export const OUTCOME_WORDS: Record<SendOutcome, string> = {
 	notSent: 'not sent',
 	unknown: 'may have been sent',
 };
-
-/** "0-99, 150" for item indexes 0 to 99 and 150. */
-export function itemRanges(itemIndexes: number[]): string {
-	const sorted = [...itemIndexes].sort((a, b) => a - b);
-	const ranges: string[] = [];
-	for (let i = 0; i < sorted.length; i++) {
-		const start = sorted[i];
-		while (i + 1 < sorted.length && sorted[i + 1] === sorted[i] + 1) i++;
-		ranges.push(start === sorted[i] ? `${start}` : `${start}-${sorted[i]}`);
-	}
-	return ranges.join(', ');
-}
-
-const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
-
-/**
- * The run's account, three lines at most: which items were sent (and charged), which were not,
- * which may have been. It says that nothing was sent only when nothing was and nothing may have
- * been. `retrySkipsSent`: whether the node keeps Send's ledger (sendLedger.ts), so that a retry of
- * the execution does not send the sent items again.
- */
-export function runSummary(
-	items: Record<SendOutcome, number[]>,
-	{ retrySkipsSent }: { retrySkipsSent: boolean },
-): string[] {
-	const { sent, notSent, unknown } = items;
-	const lines: string[] = [];
-	if (sent.length) {
-		const again = retrySkipsSent
-			? 'A retry of this execution skips them; a new execution sends them again.'
-			: 'Running this node again sends them again.';
-		lines.push(`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. ${again}`);
-	}
-	if (unknown.length) {
-		lines.push(
-			`May have been sent (${messages(unknown.length)}): items ${itemRanges(unknown)}. Check SMS → Get Many before sending them again.`,
-		);
-	}
-	if (notSent.length) {
-		lines.push(
-			`Not sent (${messages(notSent.length)}): items ${itemRanges(notSent)}. These can be sent again.`,
-		);
-	}
-	if (!sent.length && !unknown.length) lines.push('No message of this run was sent.');
-	return lines;
-}

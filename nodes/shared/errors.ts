@@ -6,7 +6,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { statusOutcome, UNKNOWN_HINT } from './outcome';
+import { decide, UNKNOWN_HINT } from './outcome';
 import { isSet } from './validation';
 
 /** What the node was doing when the API answered with an error; it shapes the hint shown. */
@@ -77,7 +77,7 @@ export const SENDER_ID_UNKNOWN_OUTCOME = {
 function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
 	// A 500, a gateway that gave up waiting (502, 504) or a CDN's 520-524 may hide a request the
 	// API processed: for the operations that are not safe to repeat, never "try again later".
-	if (statusOutcome(statusCode) === 'unknown') {
+	if (decide({ statusCode }).outcome === 'unknown') {
 		if (context.operation === 'sms:send') return UNKNOWN_HINT;
 		if (context.operation === 'senderId:create') return SENDER_ID_UNKNOWN_OUTCOME.create;
 		if (context.operation === 'senderId:update') return SENDER_ID_UNKNOWN_OUTCOME.update;
@@ -210,3 +210,7 @@ export function errorItem(
 ): INodeExecutionData {
 	return { json: { error: error.message }, error, pairedItem: { item: itemIndex } };
 }
+
+/** The lines given, empty ones left out, one per line. */
+export const joinLines = (...lines: Array<string | undefined | null>): string =>
+	lines.filter(Boolean).join('\n');

@@ -1,7 +1,5 @@
 import {
-	NodeOperationError,
 	sleep,
-	type IDataObject,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type IPollFunctions,
@@ -9,8 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { redact } from './errors';
-import { networkOutcome } from './outcome';
-import { booleanValue, fieldsOf, integerInRange, isSet } from './validation';
+import { decide } from './outcome';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
@@ -87,7 +84,7 @@ function backoffMs(policy: RetryPolicy, attempt: number): number {
 
 /**
  * How long to wait before attempt `attempt + 1` after an answer with this status, or undefined
- * when it is not retried. Only 429 and 503 prove that the request was not processed.
+ * when it is not retried: only an answer `decide` says to try again.
  */
 export function answerRetryDelay(
 	policy: RetryPolicy,
@@ -95,7 +92,7 @@ export function answerRetryDelay(
 	statusCode: number,
 	retryAfter: unknown,
 ): number | undefined {
-	if ((statusCode !== 429 && statusCode !== 503) || attempt >= policy.maxAttempts) return undefined;
+	if (!decide({ statusCode }).retry || attempt >= policy.maxAttempts) return undefined;
 	const asked = retryAfterMs(retryAfter);
 	if (asked !== undefined && asked > policy.maxRetryAfterMs) return undefined;
 	return asked ?? backoffMs(policy, attempt);
@@ -112,7 +109,7 @@ export function networkFailure(
 	apiToken: string | undefined,
 ): { retryInMs: number } | Unanswered {
 	const code = errorCode(error);
-	const { outcome, reason, retry } = networkOutcome(code);
+	const { outcome, reason, retry } = decide({ networkCode: code });
 	if (retry && attempt < policy.maxAttempts) return { retryInMs: backoffMs(policy, attempt) };
 	// The reason ends up in error messages, which must never carry the token.
 	return { outcome, reason: redact(reason ?? error.message, apiToken), code, attempts: attempt };
@@ -155,10 +152,10 @@ export interface RequestControl {
 }
 
 /**
- * Sends one request, retrying only answers that prove it was not processed: 429 and 503, and a
- * connection that was refused or never resolved. A timeout, a reset connection or any other
- * failure after the request may have reached the server is never retried; it ends with outcome
- * `unknown`.
+ * Sends one request, retrying only what `decide` says proves it was not processed and may go
+ * through on a new attempt: 429 and 503, and a connection that was refused or never resolved. A
+ * timeout, a reset connection or any other failure after the request may have reached the server
+ * is never retried; it ends with outcome `unknown`.
  */
 export async function requestWithRetry(
 	this: IExecuteFunctions | IPollFunctions,
@@ -205,76 +202,4 @@ export async function requestWithRetry(
 		ifStopped = { outcome: 'answered', response };
 		gate.holdFor(wait);
 	}
-}
-
-/** n8n's Request Options (the node's Settings) as they apply to Send's requests. */
-export interface RequestSettings {
-	request: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
-	/** Batching: the most envelopes one request carries (Infinity without Batching). */
-	itemsPerBatch: number;
-	/** Batching: milliseconds between two requests. */
-	batchInterval: number;
-}
-
-/**
- * Reads the Request Options n8n adds to the Settings of a node that has no `execute` (Batching,
- * Ignore SSL Issues, Proxy, Timeout). n8n's routing applies them to routed operations; a custom
- * operation must apply them itself, or the user's proxy and timeout are silently ignored.
- */
-export function requestSettings(this: IExecuteFunctions): RequestSettings {
-	const given = this.getNodeParameter('requestOptions', 0, {}) as IDataObject;
-	const node = this.getNode();
-	const ref = fieldsOf(node, 0, 'requestOptions');
-	const request: RequestSettings['request'] = {};
-	if (isSet(given.proxy)) {
-		const refused = () =>
-			new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
-				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
-			});
-		let proxy: URL;
-		try {
-			proxy = new URL(String(given.proxy));
-		} catch {
-			throw refused();
-		}
-		// "myproxy:3128" parses as a URL with no host: n8n would quietly connect without the proxy.
-		if (!['http:', 'https:'].includes(proxy.protocol) || !proxy.hostname) throw refused();
-		request.proxy = {
-			host: proxy.hostname,
-			port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
-			protocol: proxy.protocol.replace(/:$/, ''),
-			...(proxy.username
-				? {
-						auth: {
-							username: decodeURIComponent(proxy.username),
-							password: decodeURIComponent(proxy.password),
-						},
-					}
-				: {}),
-		};
-	}
-	if (isSet(given.allowUnauthorizedCerts)) {
-		const label = 'Ignore SSL Issues (Insecure)';
-		if (booleanValue(ref('allowUnauthorizedCerts', label), given.allowUnauthorizedCerts)) {
-			request.skipSslCertificateValidation = true;
-		}
-	}
-	if (isSet(given.timeout))
-		request.timeout = integerInRange(ref('timeout', 'Timeout'), given.timeout, 1);
-	const batch = ((given.batching as IDataObject | undefined)?.batch ?? {}) as IDataObject;
-	const size = isSet(batch.batchSize)
-		? integerInRange(ref('batching.batch.batchSize', 'Items per Batch'), batch.batchSize, -1)
-		: -1;
-	return {
-		request,
-		// As the field says: -1 turns the split off, and 0 counts as 1.
-		itemsPerBatch: size < 0 ? Infinity : Math.max(1, size),
-		batchInterval: isSet(batch.batchInterval)
-			? integerInRange(
-					ref('batching.batch.batchInterval', 'Batch Interval (ms)'),
-					batch.batchInterval,
-					0,
-				)
-			: 0,
-	};
 }

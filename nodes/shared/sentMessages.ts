@@ -1,6 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, pageMetadata } from './list';
+import { windowStartDay } from './sentWindow';
 import { normalisedPhoneNumber } from './validation';
 
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
@@ -17,8 +18,6 @@ export interface SentMessage {
 	/** The id Send's outgoing record gave it, if known: preferred, never required. */
 	messageId?: string | number;
 }
-
-const DAY_MS = 86_400_000;
 
 /** A record's number as Send would have sent it (or as given, when it is no phone number). */
 function recipientOf(value: unknown): string {
@@ -89,11 +88,6 @@ export function matchSentMessages(
 	});
 }
 
-/** The first day of a window of `lookbackDays` days before today, UTC (the API's timestamps). */
-export function windowStart(lookbackDays: number): string {
-	return new Date(Date.now() - lookbackDays * DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * Reads one page of `GET {baseUrl}/sms` with these query parameters (retrying what the caller
  * retries) and gives the answer's `data`, whose `content` has been checked to be a list.
@@ -149,7 +143,7 @@ export async function findSentMessages(
 	wanted: SentMessage[],
 	{ lookbackDays, readPage, parallel = 1, taken }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
-	const window = { 'start-date': windowStart(lookbackDays), sort: 'sentAt,desc' };
+	const window = { 'start-date': windowStartDay(lookbackDays), sort: 'sentAt,desc' };
 	const read = async (page: number, query?: string) => {
 		const data = await readPage({
 			...window,

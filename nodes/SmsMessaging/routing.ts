@@ -19,8 +19,8 @@ import {
 	SENDER_ID_UNKNOWN_OUTCOME,
 	unwrapData,
 	type ApiOperation,
-} from './errors';
-import { checkedPage, collectPages } from './list';
+} from '../shared/errors';
+import { checkedPage, collectPages } from '../shared/list';
 import {
 	answerRetryDelay,
 	CREDENTIAL_TYPE,
@@ -30,8 +30,14 @@ import {
 	RetryGate,
 	unansweredText,
 	type Unanswered,
-} from './transport';
-import { booleanValue, fieldsOf, isSet, positiveInteger, type FieldRef } from './validation';
+} from '../shared/transport';
+import {
+	booleanValue,
+	fieldsOf,
+	isSet,
+	positiveInteger,
+	type FieldRef,
+} from '../shared/validation';
 
 // Hooks for n8n's declarative routing. Each routed operation (Sender ID → Create and Update, both
 // Get Many) has one request hook, routing's `operations.pagination` function, which n8n calls once

@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternals';
+
 /**
  * What a Send run that did not end with every message sent leaves for the next try of the same
  * run, by item index: the messages the API accepted (with the item's output) and those whose
@@ -29,12 +31,12 @@ const FIELD = 'smsSendLedger';
 type Ledgers = Record<string, Record<string, LedgerEntry>>;
 
 function runKey(context: IExecuteFunctions): string {
-	return String(context.getWorkflowDataProxy(0).$runIndex);
+	return String(runIndexOf(context));
 }
 
 /** What earlier tries of this run of the node left, by item index. */
 export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry> {
-	const runs = context.getContext('node')[FIELD] as Ledgers | undefined;
+	const runs = executionNodeContext(context)[FIELD] as Ledgers | undefined;
 	const entries = runs?.[runKey(context)] ?? {};
 	return new Map(Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), entry]));
 }
@@ -44,7 +46,7 @@ export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry>
  * execution: one ledger per run index); an empty map removes the run's ledger.
  */
 export function writeLedger(context: IExecuteFunctions, entries: Map<number, LedgerEntry>): void {
-	const node = context.getContext('node');
+	const node = executionNodeContext(context);
 	const runs = (node[FIELD] ?? {}) as Ledgers;
 	const run = runKey(context);
 	if (entries.size > 0) runs[run] = Object.fromEntries(entries);

@@ -1,14 +1,11 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
-import type { Envelope } from './envelopes';
-import { findSentMessages } from './sentMessages';
-import { smsListReader } from './smsListReader';
-import {
-	CREDENTIAL_TYPE,
-	DEFAULT_PARALLEL_REQUESTS,
-	RetryGate,
-	type RequestSettings,
-} from './transport';
+import type { Envelope } from '../envelopes';
+import { findSentMessages } from '../sentMessages';
+import { smsListReader } from '../smsListReader';
+import { daysSince } from '../sentWindow';
+import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../transport';
+import type { RequestSettings } from '../requestOptions';
 
 /**
  * How much earlier than this run a record's `sentAt` may be and still count as this run's message:
@@ -43,7 +40,10 @@ export async function lookUpSent(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const read = smsListReader.call(this, credentials, settings, new RetryGate());
+	const read = smsListReader.call(this, credentials, {
+		request: settings.request,
+		gate: new RetryGate(),
+	});
 	const readPage = async (qs: IDataObject): Promise<JsonObject> => {
 		const data = await read(qs);
 		// Newest first: once a page holds only older records, so do the pages after it.
@@ -68,9 +68,8 @@ export async function lookUpSent(
 		...envelopes.map(({ envelope }) => ({ recipient: envelope.number, text: envelope.message })),
 	];
 	// From the UTC day the run started (today, unless the run crossed midnight).
-	const day = (at: number) => Math.floor(at / 86_400_000);
 	const records = await findSentMessages(wanted, {
-		lookbackDays: day(Date.now()) - day(runStartedAt),
+		lookbackDays: daysSince(runStartedAt),
 		readPage,
 		parallel: DEFAULT_PARALLEL_REQUESTS,
 	});

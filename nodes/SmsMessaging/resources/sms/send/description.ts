@@ -1,0 +1,108 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import {
+	messageField,
+	recipientNumberField,
+	senderIdField,
+} from '../../../../shared/messageFields';
+import { DEFAULT_PARALLEL_REQUESTS } from '../../../../shared/transport';
+
+const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
+
+export const smsSendDescription: INodeProperties[] = [
+	{
+		displayName:
+			'Each input item becomes one message (an envelope). All items of a run go out together in as few requests as the batch size allows. Every message costs at least one credit; a long message costs one credit per SMS part.',
+		name: 'sendNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: showOnlySmsSend },
+	},
+	{ ...senderIdField, displayOptions: { show: showOnlySmsSend } },
+	{ ...recipientNumberField, displayOptions: { show: showOnlySmsSend } },
+	{ ...messageField, displayOptions: { show: showOnlySmsSend } },
+	{
+		displayName: 'Reference',
+		name: 'thirdPartyRef',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.orderId }}',
+		description:
+			'Your own reference for this message, echoed back on its outgoing record. Leave empty to send none.',
+		displayOptions: { show: showOnlySmsSend },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show: showOnlySmsSend },
+		options: [
+			{
+				displayName: 'After a Failed Request',
+				name: 'onRequestFailure',
+				type: 'options',
+				default: 'stop',
+				description:
+					'What to do with the remaining requests when one request of the run fails for good',
+				options: [
+					{
+						name: 'Stop',
+						value: 'stop',
+						description: 'Send nothing more; the remaining items are reported as not attempted',
+					},
+					{
+						name: 'Continue',
+						value: 'continue',
+						description: 'Go on with the remaining requests',
+					},
+				],
+			},
+			{
+				displayName: 'Batch Size',
+				name: 'batchSize',
+				type: 'number',
+				default: 100,
+				typeOptions: { minValue: 1, maxValue: 1000 },
+				description:
+					'How many messages go in one request to the API. Fewer requests are faster; the API publishes no maximum.',
+			},
+			{
+				displayName: 'Dry Run',
+				name: 'dryRun',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to only check the items and estimate their cost, without sending anything. Each item shows its normalised number, encoding, SMS parts and estimated credits.',
+			},
+			{
+				displayName: 'Max Attempts',
+				name: 'maxAttempts',
+				type: 'number',
+				default: 4,
+				typeOptions: { minValue: 1, maxValue: 10 },
+				description:
+					'Attempts per request when the API asks to slow down (429), is unavailable (503) or refuses the connection. Only failures that prove nothing was sent are retried.',
+			},
+			{
+				displayName: 'Max Messages per Run',
+				name: 'maxMessages',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0 },
+				description:
+					'Refuse the whole run, before sending anything, when it would send more messages than this. 0 means no cap. Recommended when an AI agent uses this node.',
+			},
+			{
+				displayName: 'Requests in Parallel',
+				name: 'parallelRequests',
+				type: 'number',
+				default: DEFAULT_PARALLEL_REQUESTS,
+				typeOptions: { minValue: 1, maxValue: 16 },
+				description:
+					'How many send requests may be in flight at once, after the first request of the run has gone out alone. 1 sends one request after another. A 429 or 503 on any request holds back all of them.',
+			},
+		],
+	},
+];

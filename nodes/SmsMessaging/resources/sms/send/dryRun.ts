@@ -1,0 +1,24 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { Envelope } from '../../../../shared/envelopes';
+import { estimateParts } from './smsParts';
+
+/** Dry Run: each envelope's normalised message, encoding, SMS parts and estimated credits. */
+export function dryRunItems(envelopes: Envelope[]): INodeExecutionData[] {
+	const estimates = envelopes.map(({ envelope }) => estimateParts(envelope.message));
+	const totalCredits = estimates.reduce((sum, { parts }) => sum + parts, 0);
+	return envelopes.map(({ itemIndex, senderId, envelope }, k) => ({
+		json: {
+			dryRun: true,
+			senderId,
+			...envelope,
+			encoding: estimates[k].encoding,
+			characters: estimates[k].length,
+			parts: estimates[k].parts,
+			estimatedCredits: estimates[k].parts,
+			totalMessages: envelopes.length,
+			totalEstimatedCredits: totalCredits,
+		},
+		pairedItem: { item: itemIndex },
+	}));
+}

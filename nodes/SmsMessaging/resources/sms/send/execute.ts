@@ -1,0 +1,131 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	IPairedItemData,
+	JsonObject,
+} from 'n8n-workflow';
+
+import { envelopeKey, toBatches, type Envelope } from '../../../../shared/envelopes';
+import { errorItem, nodeError } from '../../../../shared/errors';
+import { OUTCOME_WORDS, UNKNOWN_HINT } from '../../../../shared/outcome';
+import {
+	outcomeItem,
+	planRun,
+	runError,
+	sendAndAccount,
+	type Account,
+	type RunPlan,
+} from '../../../../shared/send';
+import { dryRunItems } from './dryRun';
+import { readLedger, writeLedger, type LedgerEntry } from './ledger';
+
+const EARLIER_UNKNOWN_HINT =
+	"An earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) may have sent it, so it was not sent again. " +
+	UNKNOWN_HINT;
+
+/**
+ * What earlier tries of this run sent, or may have sent, enters `accounts` and is not sent again;
+ * gives the envelopes still to send and those an earlier try sent.
+ */
+function recallEarlierTries(
+	this: IExecuteFunctions,
+	envelopes: Envelope[],
+	accounts: Map<Envelope, Account>,
+): { toSend: Envelope[]; recalled: Envelope[] } {
+	const ledger = readLedger(this);
+	const recalled: Envelope[] = [];
+	const toSend: Envelope[] = [];
+	for (const envelope of envelopes) {
+		const earlier = ledger.get(envelope.itemIndex);
+		if (earlier?.key !== envelopeKey(envelope)) {
+			toSend.push(envelope);
+		} else if (earlier.outcome === 'sent') {
+			recalled.push(envelope);
+			const item = { json: earlier.json as JsonObject, pairedItem: { item: envelope.itemIndex } };
+			accounts.set(envelope, { outcome: 'sent', item });
+		} else {
+			const failure = {
+				message: earlier.message ?? 'Delivery unknown',
+				description: EARLIER_UNKNOWN_HINT,
+			};
+			accounts.set(envelope, {
+				outcome: 'unknown',
+				failure,
+				where: 'an earlier try',
+				triedAt: earlier.triedAt,
+			});
+		}
+	}
+	return { toSend, recalled };
+}
+
+/** Kept for the next try while anything is not sent; gone once everything is. */
+function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account>): boolean {
+	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+	const kept = new Map<number, LedgerEntry>();
+	if (failed) {
+		for (const [envelope, account] of accounts) {
+			if (account.outcome === 'notSent') continue;
+			kept.set(envelope.itemIndex, {
+				key: envelopeKey(envelope),
+				outcome: account.outcome,
+				...(account.outcome === 'sent'
+					? { json: account.item.json }
+					: { message: account.failure.message, triedAt: account.triedAt }),
+			});
+		}
+	}
+	writeLedger(this, kept);
+	return failed;
+}
+
+/**
+ * SMS → Send: every item of the run goes out as an envelope, in as few requests as the batch
+ * size allows, after all of them are checked; every item is accounted for whatever the API or the
+ * network does. A try of the same run (n8n's Retry On Fail, or a retried execution) sends only
+ * what no earlier try sent or may have sent.
+ */
+export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const node = this.getNode();
+	const continueOnFail = this.continueOnFail();
+	let plan: RunPlan;
+	try {
+		plan = await planRun.call(this, continueOnFail);
+	} catch (caught) {
+		const error = nodeError(node, caught, 0);
+		if (!continueOnFail) throw error;
+		// A refused run sends nothing, so no item may pass through as if it had been sent: n8n would
+		// pass the input on if this threw under Continue On Fail.
+		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
+	}
+	const { options, settings, envelopes, refused } = plan;
+	const results: INodeExecutionData[] = new Array(items.length);
+	const place = (item: INodeExecutionData) => {
+		results[(item.pairedItem as IPairedItemData).item] = item;
+	};
+	refused.forEach(place);
+	if (options.dryRun) {
+		dryRunItems(envelopes).forEach(place);
+		return [results];
+	}
+
+	const accounts = new Map<Envelope, Account>();
+	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, accounts);
+	// Request Options → Batching: no request carries more than Items per Batch envelopes.
+	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
+	const reports = await sendAndAccount.call(this, plan, batches, accounts);
+	const failed = keepForNextTry.call(this, accounts);
+
+	if (failed && !continueOnFail) {
+		throw runError(node, reports, accounts, recalled, batches.length);
+	}
+	for (const [envelope, account] of accounts) {
+		if (account.outcome === 'sent') place(account.item);
+		else {
+			const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
+			place(outcomeItem(node, account.failure, envelope, outcome));
+		}
+	}
+	return [results];
+}

@@ -1,0 +1,2 @@
+export { smsSendDescription } from './description';
+export { send } from './execute';

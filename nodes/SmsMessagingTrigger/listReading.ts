@@ -1,0 +1,75 @@
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../shared/list';
+
+/** The smallest page asked for when choosing a page size that makes two pages overlap. */
+const MIN_OVERLAP_PAGE = 50;
+
+/**
+ * The page and page size of the next page to read, when `read` records are behind and the new page
+ * must start at least `overlap` records before them: the one that reaches furthest. Without an
+ * overlap that is the next page at the largest size.
+ */
+function nextPage(read: number, overlap: number): { page: number; size: number } {
+	const from = Math.max(0, read - overlap);
+	let best = { page: 1, size: MAX_PAGE_SIZE, reach: MAX_PAGE_SIZE };
+	for (let size = MAX_PAGE_SIZE; size >= (overlap ? MIN_OVERLAP_PAGE : MAX_PAGE_SIZE); size--) {
+		const page = Math.floor(from / size) + 1;
+		if (page * size > best.reach) best = { page, size, reach: page * size };
+	}
+	return best;
+}
+
+/** One reading of a list, newest first (the API's default order). */
+export interface Reading {
+	records: IDataObject[];
+	/**
+	 * Whether a page of this reading looked at the place of `id` in the list: if so, a message with
+	 * this id was not in the list when that page was read, unless the reading found it.
+	 */
+	covers(id: number): boolean;
+}
+
+/**
+ * Reads a list newest first, down to the page that reaches `downTo` (an id) or to its end. With an
+ * overlap, consecutive pages share records, so the reading sees every record that stays in the list
+ * however many others leave it meanwhile (up to the overlap between two pages); where they do not
+ * meet, the ids in between are not covered.
+ */
+export async function readList(
+	read: (page: number, size: number) => Promise<JsonObject>,
+	{ downTo = -Infinity, overlap = 0 }: { downTo?: number; overlap?: number },
+): Promise<Reading> {
+	const records = new Map<number, IDataObject>();
+	const covered: Array<[number, number]> = [];
+	let position = 0;
+	let lowest = Infinity;
+	for (;;) {
+		const { page, size } = nextPage(position, overlap);
+		const data = await read(page, size);
+		const content = data.content as IDataObject[];
+		const ids = content.map((record) => Number(record.id));
+		const { last } = (data.pagination ?? {}) as IDataObject;
+		// As collectPages: a short page ends the list unless the API says it is not the last.
+		const ended = last === true || (content.length < size && last !== false);
+		if (content.length === 0) {
+			// An empty first page covers the whole list; a later one nothing that is known.
+			if (position === 0) covered.push([-Infinity, Infinity]);
+			break;
+		}
+		// A page covers the ids from its lowest to its highest; the first one everything above, the
+		// last one everything below. Where two pages do not meet, the ids in between are not covered.
+		covered.push([
+			ended ? -Infinity : Math.min(...ids),
+			position === 0 ? Infinity : Math.max(...ids),
+		]);
+		for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
+		lowest = Math.min(lowest, ...ids);
+		position = page * size;
+		if (ended || lowest <= downTo) break;
+	}
+	return {
+		records: [...records.values()],
+		covers: (id) => covered.some(([low, high]) => id >= low && id <= high),
+	};
+}

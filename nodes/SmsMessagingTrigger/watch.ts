@@ -1,0 +1,68 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+
+import { windowStartDay } from '../shared/sentWindow';
+import { SMS_LIST_FILTERS, SMS_STATUSES } from '../shared/smsFilters';
+import { integerInRange, isSet, oneOrMoreOf } from '../shared/validation';
+
+const MINUTE_MS = 60_000;
+
+/** The order a message goes through, so that one seen SENT and DELIVERED in a poll comes out so. */
+const LIFECYCLE = ['PENDING', 'SENT', 'DELIVERED', 'FAILED'];
+
+/** What the trigger watches, checked: the list query every status shares, and its scope. */
+export interface Watch {
+	statuses: string[];
+	query: IDataObject;
+	/** The filters and Lookback Days: when they change, the next poll records and emits nothing. */
+	scope: string;
+	/** The first UTC day of the window (`start-date`): messages sent before it are not watched. */
+	startDay: string;
+	/** How long a full reading of the window lasts before the next one is due (0: every poll). */
+	fullReadingMs: number;
+}
+
+/** Checks every parameter before any request; a bad one stops the poll naming its field. */
+export function readWatch(this: IPollFunctions): Watch {
+	const node = this.getNode();
+	const ref = (field: string, label: string) => ({ node, field, label });
+	const statuses = oneOrMoreOf(
+		ref('statuses', 'Watch Statuses'),
+		this.getNodeParameter('statuses', []),
+		SMS_STATUSES,
+	).sort((a, b) => LIFECYCLE.indexOf(a) - LIFECYCLE.indexOf(b));
+	const filters = this.getNodeParameter('filters', {}) as IDataObject;
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+
+	const query: IDataObject = {};
+	for (const { property, check, query: name } of Object.values(SMS_LIST_FILTERS)) {
+		const value = filters[property.name];
+		if (isSet(value)) {
+			query[name] = check(
+				ref(`filters.${property.name}`, property.displayName),
+				value,
+			) as IDataObject[string];
+		}
+	}
+	const lookbackDays = integerInRange(
+		ref('options.lookbackDays', 'Lookback Days'),
+		options.lookbackDays ?? 2,
+		1,
+		31,
+	);
+	const fullReadingMinutes = integerInRange(
+		ref('options.fullReadingMinutes', 'Full Reading Every (Minutes)'),
+		options.fullReadingMinutes ?? 15,
+		0,
+		1440,
+	);
+	const scope = JSON.stringify({ ...query, lookbackDays });
+	const startDay = windowStartDay(lookbackDays);
+	query['start-date'] = startDay;
+	return {
+		statuses: [...new Set(statuses)],
+		query,
+		scope,
+		startDay,
+		fullReadingMs: fullReadingMinutes * MINUTE_MS,
+	};
+}

@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, IContextObject, IPollFunctions } from 'n8n-workflow';
+
+// What the package relies on in n8n beyond the node API n8n documents, each behind one function
+// here. docs/n8n-internals.md lists them with the n8n versions they were checked on and the test
+// that fails if a release of n8n changes them. The other borrowed behaviours (the expression
+// shortcut of itemParameters.ts, routing's hand-over in SmsMessaging/routing.ts) are listed there too.
+
+/**
+ * The Request Options (Batching, Ignore SSL Issues, Proxy, Timeout) that n8n's loader adds, as the
+ * parameter `requestOptions`, to the Settings of a node without `execute`. Routing applies them to
+ * routed operations; a custom operation reads them here.
+ */
+export function requestOptionsParameter(context: IExecuteFunctions): IDataObject {
+	return context.getNodeParameter('requestOptions', 0, {}) as IDataObject;
+}
+
+/**
+ * The node's context in this execution: n8n keeps it in the execution's own data, the same object
+ * for every try of Retry On Fail, saved with a failed execution and restored by a retry of it.
+ */
+export function executionNodeContext(context: IExecuteFunctions): IContextObject {
+	return context.getContext('node');
+}
+
+/** Which run of the node this is in the execution (a node in a loop runs several times). */
+export function runIndexOf(context: IExecuteFunctions): number {
+	return context.getWorkflowDataProxy(0).$runIndex;
+}
+
+/** n8n 1.x checks a waiting execution's signature only once a node asked for it; 2.x always does. */
+type SignatureOptIn = { setSignatureValidationRequired?: () => void };
+
+/**
+ * n8n's signed resume URL of this execution and node, where this n8n has one (n8n 1.x checks its
+ * signature once asked to); undefined on n8n lines without signed links (1.82).
+ */
+export function signedResumeUrl(context: IExecuteFunctions): string | undefined {
+	if (typeof context.getSignedResumeUrl !== 'function') return undefined;
+	(context as IExecuteFunctions & SignatureOptIn).setSignatureValidationRequired?.();
+	return context.getSignedResumeUrl();
+}
+
+/** The execution's resume URL with the node's id: the waiting webhook's address, unsigned. */
+export function unsignedResumeUrl(context: IExecuteFunctions): string {
+	const resumeUrl = context.evaluateExpression('{{ $execution.resumeUrl }}', 0) as string;
+	return `${resumeUrl}/${encodeURIComponent(context.getNode().id)}`;
+}
+
+/** Poll contexts that have polled: n8n keeps one per activation and polls through it. */
+const polledContexts = new WeakSet<IPollFunctions>();
+
+/** Poll contexts whose poll has not finished yet. */
+const pollsInFlight = new WeakSet<IPollFunctions>();
+
+/** Whether this is the first poll through this poll context, that is of this activation. */
+export function firstPollOfActivation(context: IPollFunctions): boolean {
+	const first = !polledContexts.has(context);
+	polledContexts.add(context);
+	return first;
+}
+
+/**
+ * Runs `poll` unless a poll of the same activation is still running: n8n starts the next poll on
+ * time even while one is still running. Then it gives null, as a poll with nothing new does.
+ */
+export async function unlessPollInFlight<T>(
+	context: IPollFunctions,
+	poll: () => Promise<T>,
+): Promise<T | null> {
+	if (pollsInFlight.has(context)) return null;
+	pollsInFlight.add(context);
+	try {
+		return await poll();
+	} finally {
+		pollsInFlight.delete(context);
+	}
+}

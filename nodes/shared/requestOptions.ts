@@ -1,0 +1,81 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+} from 'n8n-workflow';
+
+import { requestOptionsParameter } from './n8nInternals';
+import { booleanValue, fieldsOf, integerInRange, isSet } from './validation';
+
+/** n8n's Request Options (the node's Settings) as they apply to Send's requests. */
+export interface RequestSettings {
+	request: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
+	/** Batching: the most envelopes one request carries (Infinity without Batching). */
+	itemsPerBatch: number;
+	/** Batching: milliseconds between two requests. */
+	batchInterval: number;
+}
+
+/**
+ * Reads the Request Options n8n adds to the Settings of a node that has no `execute` (Batching,
+ * Ignore SSL Issues, Proxy, Timeout). n8n's routing applies them to routed operations; a custom
+ * operation must apply them itself, or the user's proxy and timeout are silently ignored.
+ */
+export function requestSettings(this: IExecuteFunctions): RequestSettings {
+	const given = requestOptionsParameter(this);
+	const node = this.getNode();
+	const ref = fieldsOf(node, 0, 'requestOptions');
+	const request: RequestSettings['request'] = {};
+	if (isSet(given.proxy)) {
+		const refused = () =>
+			new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
+				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
+			});
+		let proxy: URL;
+		try {
+			proxy = new URL(String(given.proxy));
+		} catch {
+			throw refused();
+		}
+		// "myproxy:3128" parses as a URL with no host: n8n would quietly connect without the proxy.
+		if (!['http:', 'https:'].includes(proxy.protocol) || !proxy.hostname) throw refused();
+		request.proxy = {
+			host: proxy.hostname,
+			port: Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80),
+			protocol: proxy.protocol.replace(/:$/, ''),
+			...(proxy.username
+				? {
+						auth: {
+							username: decodeURIComponent(proxy.username),
+							password: decodeURIComponent(proxy.password),
+						},
+					}
+				: {}),
+		};
+	}
+	if (isSet(given.allowUnauthorizedCerts)) {
+		const label = 'Ignore SSL Issues (Insecure)';
+		if (booleanValue(ref('allowUnauthorizedCerts', label), given.allowUnauthorizedCerts)) {
+			request.skipSslCertificateValidation = true;
+		}
+	}
+	if (isSet(given.timeout))
+		request.timeout = integerInRange(ref('timeout', 'Timeout'), given.timeout, 1);
+	const batch = ((given.batching as IDataObject | undefined)?.batch ?? {}) as IDataObject;
+	const size = isSet(batch.batchSize)
+		? integerInRange(ref('batching.batch.batchSize', 'Items per Batch'), batch.batchSize, -1)
+		: -1;
+	return {
+		request,
+		// As the field says: -1 turns the split off, and 0 counts as 1.
+		itemsPerBatch: size < 0 ? Infinity : Math.max(1, size),
+		batchInterval: isSet(batch.batchInterval)
+			? integerInRange(
+					ref('batching.batch.batchInterval', 'Batch Interval (ms)'),
+					batch.batchInterval,
+					0,
+				)
+			: 0,
+	};
+}

@@ -1,0 +1,183 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INode,
+	type INodeExecutionData,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import type { Envelope } from '../envelopes';
+import { errorItem, joinLines } from '../errors';
+import { lookUpSent } from './lookup';
+import type { RunPlan } from './plan';
+import { sendBatch, type Failure } from './request';
+import { sendAll, type RequestReport } from './scheduler';
+
+/** What became of one envelope of the run, and where it is told. */
+export type Account =
+	| { outcome: 'sent'; item: INodeExecutionData }
+	| {
+			outcome: 'notSent' | 'unknown';
+			failure: Omit<Failure, 'outcome'>;
+			where: string;
+			/** unknown: when the try that made the request started (ms), for the SMS list lookup. */
+			triedAt?: number;
+	  };
+
+export const NOT_ATTEMPTED_WHERE = 'not attempted';
+
+const NOT_ATTEMPTED = {
+	message: 'Not attempted: an earlier request of this run failed',
+	description: 'Nothing of it was sent, so it can be sent again.',
+};
+
+/** The error item of one envelope that did not go out as sent; `outcome` says what happened. */
+export function outcomeItem(
+	node: INode,
+	failure: Omit<Failure, 'outcome'>,
+	{ itemIndex, envelope }: Envelope,
+	outcome: string,
+): INodeExecutionData {
+	const details = {
+		message: failure.message,
+		description: joinLines(
+			`Outcome: ${outcome}.`,
+			failure.description,
+			`Envelope: ${JSON.stringify(envelope)}`,
+		),
+		itemIndex,
+	};
+	const error = failure.httpCode
+		? new NodeApiError(
+				node,
+				{ message: failure.message },
+				{ ...details, httpCode: failure.httpCode },
+			)
+		: new NodeOperationError(node, failure.message, details);
+	return errorItem(error, itemIndex);
+}
+
+/**
+ * A message found in the SMS list after an unknown outcome, in the shape of Send's other items
+ * (the outgoing record's fields, from the envelope and the list's record), so that what follows
+ * Send reads it alike (SMS → Get Delivery Status reads `recipient`, `message` and `id`). The list's
+ * record is kept whole in `smsRecord`; `credits` and `balance` are not known.
+ */
+function foundItemJson({ senderId, envelope }: Envelope, record: IDataObject): JsonObject {
+	return {
+		id: record.id,
+		senderId,
+		recipient: envelope.number,
+		message: envelope.message,
+		status: record.status,
+		...(envelope.thirdPartyRef === undefined ? {} : { thirdPartyRef: envelope.thirdPartyRef }),
+		foundInSmsList: true,
+		smsRecord: record,
+	} as JsonObject;
+}
+
+/**
+ * Messages whose outcome is unknown are looked up in the SMS list, from when the try that sent
+ * them started: those found there were sent (`foundItemJson`); the others stay unknown, with why.
+ * Never a reason to send anything again.
+ */
+async function resolveUnknown(
+	this: IExecuteFunctions,
+	accounts: Map<Envelope, Account>,
+	runStartedAt: number,
+	settings: RunPlan['settings'],
+): Promise<void> {
+	const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
+	if (unknown.length === 0) return;
+	const sent = [...accounts].flatMap(([envelope, account]) =>
+		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
+	);
+	// Messages an earlier try may have sent count from when that try started.
+	const since = Math.min(
+		runStartedAt,
+		...unknown.map(([, account]) =>
+			account.outcome === 'unknown' ? (account.triedAt ?? runStartedAt) : runStartedAt,
+		),
+	);
+	let records: Array<IDataObject | undefined>;
+	try {
+		records = await lookUpSent.call(
+			this,
+			unknown.map(([envelope]) => envelope),
+			{ runStartedAt: since, sent, settings },
+		);
+	} catch (caught) {
+		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
+		for (const [, account] of unknown) {
+			if (account.outcome !== 'sent') {
+				account.failure = {
+					...account.failure,
+					description: joinLines(account.failure.description, why),
+				};
+			}
+		}
+		return;
+	}
+	unknown.forEach(([envelope, account], k) => {
+		const record = records[k];
+		if (record) {
+			accounts.set(envelope, {
+				outcome: 'sent',
+				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
+			});
+		} else if (account.outcome !== 'sent') {
+			account.failure = {
+				...account.failure,
+				description: joinLines(
+					account.failure.description,
+					'Not found in the SMS list when this run looked it up; it may still appear there.',
+				),
+			};
+		}
+	});
+}
+
+/**
+ * Sends the batches and enters every envelope's outcome in `accounts`: sent (with its record), not
+ * sent, or may have been sent; the last are looked up in the SMS list.
+ */
+export async function sendAndAccount(
+	this: IExecuteFunctions,
+	{ options, settings, credentials }: Pick<RunPlan, 'options' | 'settings' | 'credentials'>,
+	batches: Envelope[][],
+	accounts: Map<Envelope, Account>,
+): Promise<RequestReport[]> {
+	const runStartedAt = Date.now();
+	const { reports, notAttempted } = await sendAll(
+		batches,
+		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
+		options,
+		settings.batchInterval,
+	);
+	for (const { request, batch, sent, failure } of reports) {
+		batch.forEach((envelope, k) => {
+			const item = sent[k];
+			if (item) accounts.set(envelope, { outcome: 'sent', item });
+			else if (failure) {
+				const where = `request ${request} of ${batches.length}`;
+				accounts.set(envelope, {
+					outcome: failure.outcome,
+					failure,
+					where,
+					...(failure.outcome === 'unknown' ? { triedAt: runStartedAt } : {}),
+				});
+			}
+		});
+	}
+	for (const envelope of notAttempted) {
+		accounts.set(envelope, {
+			outcome: 'notSent',
+			failure: NOT_ATTEMPTED,
+			where: NOT_ATTEMPTED_WHERE,
+		});
+	}
+	await resolveUnknown.call(this, accounts, runStartedAt, settings);
+	return reports;
+}

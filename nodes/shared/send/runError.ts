@@ -1,0 +1,119 @@
+import { NodeApiError, type INode } from 'n8n-workflow';
+
+import type { Envelope } from '../envelopes';
+import { OUTCOME_WORDS, type SendOutcome } from '../outcome';
+import { NOT_ATTEMPTED_WHERE, type Account } from './account';
+import type { RequestReport } from './scheduler';
+
+/** "0-99, 150" for item indexes 0 to 99 and 150. */
+export function itemRanges(itemIndexes: number[]): string {
+	const sorted = [...itemIndexes].sort((a, b) => a - b);
+	const ranges: string[] = [];
+	for (let i = 0; i < sorted.length; i++) {
+		const start = sorted[i];
+		while (i + 1 < sorted.length && sorted[i + 1] === sorted[i] + 1) i++;
+		ranges.push(start === sorted[i] ? `${start}` : `${start}-${sorted[i]}`);
+	}
+	return ranges.join(', ');
+}
+
+const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
+
+/**
+ * The run's account, three lines at most: which items were sent (and charged), which were not,
+ * which may have been. It says that nothing was sent only when nothing was and nothing may have
+ * been. `retrySkipsSent`: whether the node keeps Send's ledger, so that a retry of the execution
+ * does not send the sent items again.
+ */
+function runSummary(
+	items: Record<SendOutcome, number[]>,
+	{ retrySkipsSent }: { retrySkipsSent: boolean },
+): string[] {
+	const { sent, notSent, unknown } = items;
+	const lines: string[] = [];
+	if (sent.length) {
+		const again = retrySkipsSent
+			? 'A retry of this execution skips them; a new execution sends them again.'
+			: 'Running this node again sends them again.';
+		lines.push(`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. ${again}`);
+	}
+	if (unknown.length) {
+		lines.push(
+			`May have been sent (${messages(unknown.length)}): items ${itemRanges(unknown)}. Check SMS → Get Many before sending them again.`,
+		);
+	}
+	if (notSent.length) {
+		lines.push(
+			`Not sent (${messages(notSent.length)}): items ${itemRanges(notSent)}. These can be sent again.`,
+		);
+	}
+	if (!sent.length && !unknown.length) lines.push('No message of this run was sent.');
+	return lines;
+}
+
+/**
+ * The error that stops a run, saying exactly which items went out, which did not and which may
+ * have: each failed request, then the run's account of every item.
+ */
+export function runError(
+	node: INode,
+	reports: RequestReport[],
+	accounts: Map<Envelope, Account>,
+	recalled: Envelope[],
+	requests: number,
+	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
+): NodeApiError {
+	const open = (batch: Envelope[]) =>
+		batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
+	const failed = reports.filter((report) => report.failure && open(report.batch).length > 0);
+	const lines: string[] = [];
+	for (const { request, batch, failure } of failed) {
+		const { outcome, message } = failure!;
+		const left = open(batch);
+		// What the run found out since (the SMS list lookup) is in the account, not the report.
+		const account = accounts.get(left[0]);
+		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
+		lines.push(
+			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${message}`,
+		);
+		if (description) lines.push(description);
+		if (outcome === 'unknown') {
+			lines.push(`Envelopes: ${JSON.stringify(left.map(({ envelope }) => envelope))}`);
+		}
+	}
+	const notAttempted = [...accounts]
+		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
+		.map(([{ itemIndex }]) => itemIndex);
+	if (notAttempted.length) {
+		lines.push(`Not attempted, as the run stopped first: items ${itemRanges(notAttempted)}.`);
+	}
+	if (recalled.length) {
+		lines.push(
+			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
+		);
+	}
+	const found = [...accounts]
+		.filter(([, account]) => account.outcome === 'sent' && account.item.json.foundInSmsList)
+		.map(([{ itemIndex }]) => itemIndex);
+	if (found.length) {
+		lines.push(
+			`Items ${itemRanges(found)} had an unknown outcome but were then found in the SMS list, so they were sent.`,
+		);
+	}
+	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
+	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
+	lines.push(...runSummary(byOutcome, { retrySkipsSent }));
+	// The headline: the first failed request, or else (its items all found sent since) the first
+	// item that is not sent, in its own words.
+	const firstOpen = [...accounts]
+		.filter(([, account]) => account.outcome !== 'sent')
+		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
+	const openFailure = firstOpen?.[1].outcome === 'sent' ? undefined : firstOpen?.[1].failure;
+	const first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
+	const itemIndex = firstOpen?.[0].itemIndex;
+	return new NodeApiError(
+		node,
+		{ message: first.message, httpCode: first.httpCode ?? null },
+		{ message: first.message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
+	);
+}
