@@ -9,6 +9,12 @@ import { TOKEN, useSimulator } from './helpers/simulator';
 const DAY_MS = 86_400_000;
 const today = (daysBack: number) =>
 	new Date(Date.now() - daysBack * DAY_MS).toISOString().slice(0, 10);
+/** The `start-date` asked for messages sent from `since` (ms) on: the day before its day. */
+const dayBefore = (since: number) =>
+	new Date(Math.floor(since / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10);
+/** The same for items SMS → Send gave: from the earliest `sentAt`, less two minutes for clocks. */
+const dayBeforeSent = (sent: Array<{ sentAt?: unknown }>) =>
+	dayBefore(Math.min(...sent.map((s) => Date.parse(String(s.sentAt)))) - 120_000);
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
 const getStatus = (extra: INodeParameters = {}): INodeParameters => ({
@@ -75,7 +81,7 @@ describe('SMS → Get Delivery Status', () => {
 			expect(result.items[0].json.deliveredAt).toEqual(expect.any(String));
 			// The newest page of the window holds them all: one request, and no search.
 			expect(listRequests().map((r) => r.query)).toEqual([
-				{ 'start-date': today(2), sort: 'sentAt,desc', page: '1', records: '100' },
+				{ 'start-date': dayBeforeSent(sent), sort: 'sentAt,desc', page: '1', records: '100' },
 			]);
 			expect(listRequests()[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 			expect(ctx.sim.requests.filter((r) => r.host === 'send')).toHaveLength(0);
@@ -182,8 +188,9 @@ describe('SMS → Get Delivery Status', () => {
 			ctx.sim.sms = ctx.sim.sms.filter((record) => record.id !== sent[1].id);
 			const result = await run({ parameters: getStatus(), items: sent, continueOnFail: true });
 			expect(result.items[0].json.id).toBe(sent[0].id);
+			// Send's output says when it went out: the list does not show it yet.
 			expect(result.items[1].json.error).toBe(
-				'The message to 254712345678 is not in the SMS list of the last 2 days',
+				'The message to 254712345678 is not in the SMS list yet',
 			);
 			expect(result.items[1].pairedItem).toEqual({ item: 1 });
 		});
@@ -220,7 +227,8 @@ describe('SMS → Get Delivery Status', () => {
 				'The message to 254712345678 is not in the SMS list of the last 5 days',
 			);
 			expect(result.error?.description).toContain(`on or after ${today(5)} (UTC)`);
-			expect(listRequests()[0].query['start-date']).toBe(today(5));
+			// One day earlier than the window, whichever way the API reads start-date.
+			expect(listRequests()[0].query['start-date']).toBe(today(6));
 		});
 
 		test('with Continue On Fail it is an error item paired to its item; the others come out', async () => {
@@ -255,7 +263,7 @@ describe('SMS → Get Delivery Status', () => {
 		});
 	});
 
-	test('items with different Lookback Days are looked up in their own windows', async () => {
+	test('items with different Lookback Days: one reading of the widest window, each item in its own', async () => {
 		const recent = ctx.sim.addSms({ recipient: '254712345678', content: 'Recent' });
 		const old = ctx.sim.addSms({
 			recipient: '254712345679',
@@ -270,10 +278,24 @@ describe('SMS → Get Delivery Status', () => {
 			],
 		});
 		expect(result.items.map((item) => item.json)).toEqual([recent, old]);
-		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(1), today(10)]);
+		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(11)]);
+
+		// The 9-day-old message is outside a 1-day window.
+		const narrow = await run({
+			parameters: getStatus({ options: { lookbackDays: '={{ $json.days }}' } }),
+			items: [
+				{ recipient: '254712345679', message: 'Old', days: 1 },
+				{ recipient: '254712345679', message: 'Old', days: 10 },
+			],
+			continueOnFail: true,
+		});
+		expect(narrow.items.map((item) => item.json)).toEqual([
+			{ error: 'The message to 254712345679 is not in the SMS list of the last 1 days' },
+			old,
+		]);
 	});
 
-	test('one message, two items with different Lookback Days: the record goes to one item only, the narrower window first', async () => {
+	test('one message, two items with different Lookback Days: the record goes to one item only, the first', async () => {
 		const record = ctx.sim.addSms({ recipient: '254712345678', content: 'Once' });
 		const result = await run({
 			parameters: getStatus({ options: { lookbackDays: '={{ $json.days }}' } }),
@@ -284,8 +306,8 @@ describe('SMS → Get Delivery Status', () => {
 			continueOnFail: true,
 		});
 		expect(result.items.map((item) => item.json)).toEqual([
-			{ error: 'The message to 254712345678 is not in the SMS list of the last 10 days' },
 			record,
+			{ error: 'The message to 254712345678 is not in the SMS list of the last 1 days' },
 		]);
 	});
 
@@ -324,9 +346,9 @@ describe('SMS → Get Delivery Status', () => {
 				'Older message 7',
 			]);
 			expect(listRequests().map((r) => r.query)).toEqual([
-				{ 'start-date': today(2), sort: 'sentAt,desc', page: '1', records: '100' },
+				{ 'start-date': today(3), sort: 'sentAt,desc', page: '1', records: '100' },
 				...['254790000003', '254790000500', '254790000007'].map((query) => ({
-					'start-date': today(2),
+					'start-date': today(3),
 					sort: 'sentAt,desc',
 					query,
 					page: '1',

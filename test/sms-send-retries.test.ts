@@ -40,6 +40,22 @@ describe("n8n's Retry On Fail", () => {
 		);
 	});
 
+	test('a Message that changes on each evaluation ({{ $now }}): the next try does not send the accepted items again', async () => {
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
+		const result = await runWorkflow({
+			parameters: {
+				...send(threeBatches),
+				message: '=Order {{ $json.order }}, code {{ $now.toMillis() }}-{{ Math.random() }}',
+			},
+			items: customers(30),
+			credentials: ctx.credentials,
+			retryOnFail,
+		});
+		expect(result.error).toBeUndefined();
+		expect(sendRequests().map((r) => r.status)).toEqual([202, 402, 202, 202]);
+		expect(sentRefs()).toEqual(orders(0, 30));
+	});
+
 	test('300 items, the 2nd request refused once: 300 envelopes accepted, none twice', async () => {
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
@@ -163,7 +179,7 @@ describe('retrying a failed execution (mode retry)', () => {
 		);
 	});
 
-	test('retried with a workflow whose message changed since: the changed messages are new ones and go out', async () => {
+	test('retried with a workflow whose message changed since: what went out to a recipient is not sent to them again', async () => {
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const failed = await runWorkflow(options());
 		const retried = await retryExecution(
@@ -171,6 +187,21 @@ describe('retrying a failed execution (mode retry)', () => {
 			{
 				...options(),
 				parameters: { ...send(threeBatches), message: '=Order {{ $json.order }} has shipped' },
+			},
+			{ loadWorkflow: true },
+		);
+		expect(retried.error).toBeUndefined();
+		expect(sentRefs()).toEqual(orders(0, 30));
+	});
+
+	test('retried with a workflow whose recipients changed since: a new recipient is a new message', async () => {
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
+		const failed = await runWorkflow(options());
+		const retried = await retryExecution(
+			failed,
+			{
+				...options(),
+				parameters: { ...send(threeBatches), number: '=2547999{{ $itemIndex + 10000 }}' },
 			},
 			{ loadWorkflow: true },
 		);

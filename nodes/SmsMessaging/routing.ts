@@ -126,7 +126,7 @@ async function routedRequest(
 			}
 			throw unanswered(failure);
 		}
-		const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer.statusCode, answer.retryAfter);
+		const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer);
 		if (wait === undefined) return answer;
 		gate.holdFor(wait);
 	}

@@ -61,16 +61,6 @@ export function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][
 	return batches;
 }
 
-/** What makes two envelopes the same message: Sender ID, number, text and reference. */
-export function envelopeKey({ senderId, envelope }: Envelope): string {
-	return JSON.stringify([
-		senderId,
-		envelope.number,
-		envelope.message,
-		envelope.thirdPartyRef ?? '',
-	]);
-}
-
 /** What an outgoing record echoes of its envelope, in the form Send builds envelopes. */
 function echoKey(record: unknown): string | undefined {
 	if (!record || typeof record !== 'object') return undefined;

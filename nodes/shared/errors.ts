@@ -37,9 +37,11 @@ const STATUS_HINTS: Record<number, string> = {
 	500: 'The API failed with an unexpected server error. Try again later.',
 };
 
+/** A text without the API token and without the user and password of any URL in it. */
 export function redact(text: string, apiToken?: string): string {
-	if (!apiToken) return text;
-	return text.split(apiToken).join('***');
+	const withoutUrlCredentials = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, '$1***@');
+	if (!apiToken) return withoutUrlCredentials;
+	return withoutUrlCredentials.split(apiToken).join('***');
 }
 
 function describeEntry(entry: unknown): string {
@@ -74,10 +76,14 @@ export const SENDER_ID_UNKNOWN_OUTCOME = {
 	update: 'The update may have been applied. Running it again sends the same values.',
 };
 
-function statusHint(statusCode: number, context: ApiErrorContext): string | undefined {
+function statusHint(
+	statusCode: number,
+	body: unknown,
+	context: ApiErrorContext,
+): string | undefined {
 	// A 500, a gateway that gave up waiting (502, 504) or a CDN's 520-524 may hide a request the
 	// API processed: for the operations that are not safe to repeat, never "try again later".
-	if (decide({ statusCode }).outcome === 'unknown') {
+	if (decide({ statusCode, body }).outcome === 'unknown') {
 		if (context.operation === 'sms:send') return UNKNOWN_HINT;
 		if (context.operation === 'senderId:create') return SENDER_ID_UNKNOWN_OUTCOME.create;
 		if (context.operation === 'senderId:update') return SENDER_ID_UNKNOWN_OUTCOME.update;
@@ -108,7 +114,7 @@ function apiError(
 			? wrapper.message
 			: `The API answered with HTTP ${statusCode}`;
 	const entries = Array.isArray(wrapper.errors) ? wrapper.errors.map(describeEntry) : [];
-	const hint = statusHint(statusCode, context);
+	const hint = statusHint(statusCode, body, context);
 	const description = [...entries, ...(hint ? [hint] : []), ...supportLine(wrapper)].join('\n');
 
 	const message = redact(apiMessage, context.apiToken);

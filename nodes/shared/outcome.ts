@@ -6,8 +6,8 @@
  */
 export type SendOutcome = 'sent' | 'notSent' | 'unknown';
 
-/** What one attempt of a request ended with: an answer, or an error without one. */
-export type Attempt = { statusCode: number } | { networkCode: string | undefined };
+/** What one attempt of a request ended with: an answer (its status and body), or an error without one. */
+export type Attempt = { statusCode: number; body: unknown } | { networkCode: string | undefined };
 
 export interface Decision<Outcome extends SendOutcome = SendOutcome> {
 	outcome: Outcome;
@@ -73,16 +73,41 @@ function networkDecision(code: string | undefined): Decision<'notSent' | 'unknow
 }
 
 /**
- * An answer's status: a 2xx was accepted (sent, once its body says which messages), 429, 503 and
- * the other 4xx were refused (not sent; 429 and 503 ask to try again), and every other status,
- * 500, 502, 504 and a CDN's 520 to 524 included, may come after the API processed the request
- * (unknown).
+ * Whether an answer is the API's own response wrapper (spec 2.1): a JSON object whose `status` is
+ * the answer's HTTP code and its reason, with a `message`. Only the API itself can say that it
+ * refused a request: a proxy, a load balancer or a CDN in front of it answers in its own words,
+ * and may do so after the API took the request.
  */
-function answerDecision(statusCode: number): Decision {
+export function isApiWrapper(statusCode: number, body: unknown): boolean {
+	let value = body;
+	if (typeof value === 'string') {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return false;
+		}
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+	const { status, message, errors } = value as Record<string, unknown>;
+	return (
+		typeof status === 'string' &&
+		new RegExp(`^${statusCode}(\\D|$)`).test(status.trim()) &&
+		typeof message === 'string' &&
+		(errors === undefined || Array.isArray(errors))
+	);
+}
+
+/**
+ * An answer: a 2xx was accepted (sent, once its body says which messages). A 4xx, or a 503, in the
+ * API's own wrapper was refused (not sent; 429 and 503 ask to try again). Every other answer may
+ * come after the API processed the request (unknown): a 500, 502, 504 or a CDN's 520 to 524, and
+ * any status in words that are not the API's (a proxy's 503 or 429, an HTML error page).
+ */
+function answerDecision(statusCode: number, body: unknown): Decision {
 	if (statusCode >= 200 && statusCode < 300) return { outcome: 'sent', retry: false };
-	if (statusCode === 429 || statusCode === 503) return { outcome: 'notSent', retry: true };
-	if (statusCode >= 400 && statusCode < 500) return { outcome: 'notSent', retry: false };
-	return { outcome: 'unknown', retry: false };
+	const refusable = statusCode === 503 || (statusCode >= 400 && statusCode < 500);
+	if (!refusable || !isApiWrapper(statusCode, body)) return { outcome: 'unknown', retry: false };
+	return { outcome: 'notSent', retry: statusCode === 429 || statusCode === 503 };
 }
 
 /** The one decision: what an attempt's answer or error means for the request. */
@@ -92,7 +117,7 @@ export function decide(attempt: {
 export function decide(attempt: Attempt): Decision;
 export function decide(attempt: Attempt): Decision {
 	return 'statusCode' in attempt
-		? answerDecision(attempt.statusCode)
+		? answerDecision(attempt.statusCode, attempt.body)
 		: networkDecision(attempt.networkCode);
 }
 

@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 
 import { requestOptionsParameter } from './n8nInternals';
-import { booleanValue, fieldsOf, integerInRange, isSet } from './validation';
+import { booleanValue, fieldsOf, integerInRange, isSet, withoutCredentials } from './validation';
 
 /** n8n's Request Options (the node's Settings) as they apply to Send's requests. */
 export interface RequestSettings {
@@ -29,9 +29,14 @@ export function requestSettings(this: IExecuteFunctions): RequestSettings {
 	const request: RequestSettings['request'] = {};
 	if (isSet(given.proxy)) {
 		const refused = () =>
-			new NodeOperationError(node, `Proxy is not a URL: ${JSON.stringify(given.proxy)}`, {
-				description: 'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
-			});
+			new NodeOperationError(
+				node,
+				`Proxy is not a URL: ${JSON.stringify(withoutCredentials(String(given.proxy)))}`,
+				{
+					description:
+						'Use a URL such as http://myproxy:3128 or http://user:password@myproxy:3128.',
+				},
+			);
 		let proxy: URL;
 		try {
 			proxy = new URL(String(given.proxy));

@@ -1,7 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, pageMetadata } from './list';
-import { windowStartDay } from './sentWindow';
+import { sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from './validation';
 
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
@@ -17,6 +17,8 @@ export interface SentMessage {
 	text: string;
 	/** The id Send's outgoing record gave it, if known: preferred, never required. */
 	messageId?: string | number;
+	/** It was sent at this time or later (ms): an older record is never its record. */
+	since: number;
 }
 
 /** A record's number as Send would have sent it (or as given, when it is no phone number). */
@@ -30,9 +32,6 @@ const keyOf = (recipient: unknown, text: unknown) => JSON.stringify([recipientOf
 
 const isSetId = (messageId: SentMessage['messageId']) =>
 	messageId !== undefined && messageId !== '';
-
-const sameId = (id: unknown, messageId: SentMessage['messageId']) =>
-	isSetId(messageId) && id !== undefined && String(id) === String(messageId);
 
 /** Newest first: by `sentAt`, then by the larger id. */
 function recency(a: IDataObject, b: IDataObject): number {
@@ -48,7 +47,7 @@ function recency(a: IDataObject, b: IDataObject): number {
 /**
  * Gives each wanted message its SMS record, or undefined when the records hold none:
  * - a record matches a message when its recipient (normalised like Send's numbers) and its
- *   `content` (exactly) are the message's;
+ *   `content` (exactly) are the message's, and it was sent no earlier than the message's `since`;
  * - a matching record whose `id` equals the message's `messageId` is its record;
  * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
  *   given, in the order the messages come: the same text sent to the same number several times
@@ -57,6 +56,7 @@ function recency(a: IDataObject, b: IDataObject): number {
  * - once one message's `messageId` is the id of its record (so Send's ids are the list's ids),
  *   a message whose `messageId` matches no record gets none: an older message with the same text
  *   would be another message's record.
+ * Linear in the messages and records (but for sorting each number and text's records).
  */
 export function matchSentMessages(
 	wanted: SentMessage[],
@@ -65,25 +65,48 @@ export function matchSentMessages(
 	const byKey = new Map<string, IDataObject[]>();
 	for (const record of records) {
 		const key = keyOf(record.recipient, record.content);
-		const group = byKey.get(key) ?? [];
-		group.push(record);
-		byKey.set(key, group);
+		const group = byKey.get(key);
+		if (group) group.push(record);
+		else byKey.set(key, [record]);
 	}
-	for (const group of byKey.values()) group.sort(recency);
-	const candidates = wanted.map(({ recipient, text }) => byKey.get(keyOf(recipient, text)) ?? []);
+	/** Per number and text: its records newest first, and a cursor past those given away. */
+	const groups = new Map<
+		string,
+		{ records: IDataObject[]; next: number; byId: Map<string, IDataObject[]> }
+	>();
+	for (const [key, group] of byKey) {
+		group.sort(recency);
+		const byId = new Map<string, IDataObject[]>();
+		for (const record of group) {
+			if (record.id === undefined) continue;
+			const id = String(record.id);
+			const same = byId.get(id);
+			if (same) same.push(record);
+			else byId.set(id, [record]);
+		}
+		groups.set(key, { records: group, next: 0, byId });
+	}
+	const groupOf = wanted.map(({ recipient, text }) => groups.get(keyOf(recipient, text)));
 
 	const given = new Set<IDataObject>();
-	const result: Array<IDataObject | undefined> = wanted.map(({ messageId }, k) => {
-		const own = candidates[k].find((record) => sameId(record.id, messageId) && !given.has(record));
+	const result: Array<IDataObject | undefined> = wanted.map(({ messageId, since }, k) => {
+		if (!isSetId(messageId)) return undefined;
+		const own = groupOf[k]?.byId
+			.get(String(messageId))
+			?.find((record) => !given.has(record) && sentSince(record, since));
 		if (own) given.add(own);
 		return own;
 	});
 	const idsAreListIds = result.some(Boolean);
 	return result.map((own, k) => {
 		if (own) return own;
-		if (idsAreListIds && isSetId(wanted[k].messageId)) return undefined;
-		const next = candidates[k].find((record) => !given.has(record));
-		if (next) given.add(next);
+		const group = groupOf[k];
+		if (!group || (idsAreListIds && isSetId(wanted[k].messageId))) return undefined;
+		while (group.next < group.records.length && given.has(group.records[group.next])) group.next++;
+		const next = group.records[group.next];
+		// Newest first: when the most recent record left is older than the message, so are the others.
+		if (!next || !sentSince(next, wanted[k].since)) return undefined;
+		given.add(next);
 		return next;
 	});
 }
@@ -95,16 +118,12 @@ export function matchSentMessages(
 export type SmsPageReader = (query: IDataObject) => Promise<JsonObject>;
 
 export interface FindOptions {
-	/** Messages sent from this many days before today (UTC) on are looked at; 0 for today only. */
-	lookbackDays: number;
 	readPage: SmsPageReader;
 	/** Pages read at once when the whole window is read (default 1). */
 	parallel?: number;
-	/** Ids of records already given to other messages of the run: never given again. */
-	taken?: ReadonlySet<string>;
 }
 
-/** The key `FindOptions.taken` knows a record by. */
+/** The key a record is known by: its id, or the record itself when it has none. */
 export const recordKey = (record: IDataObject) =>
 	record.id === undefined ? JSON.stringify(record) : String(record.id);
 
@@ -127,23 +146,27 @@ function pageFacts(data: JsonObject, page: number) {
 }
 
 /**
- * Finds sent messages in the SMS list of the last `lookbackDays` days (start-date, UTC), newest
- * first (`sort=sentAt,desc`, 100 per page), and matches them as `matchSentMessages` does: per
- * wanted message, in order, its SMS record as the list gave it, or undefined.
+ * Finds sent messages in the SMS list, newest first (`sort=sentAt,desc`, 100 per page), from the
+ * earliest `since` of them on (`startDateFor`: robust to both readings of `start-date`), and
+ * matches them as `matchSentMessages` does: per wanted message, in order, its SMS record as the
+ * list gave it, or undefined.
  *
  * It reads the window's first page, which holds the latest messages (often all it needs). Then,
  * when the window has more pages than the numbers still to find plus one, it searches each such
  * number (`query`), page by page; otherwise it reads the rest of the window, `parallel` pages at
- * a time. Either stops as soon as the records read settle every message: each has its record,
- * by its `messageId` when it has one. So, with the API's page counts, it makes at most
- * min(messages, window pages) + 1 list requests, as long as no number it searches has more than
- * 100 messages in the window that have to be paged through to settle its messages.
+ * a time. Either stops as soon as the records read settle every message (each has its record, by
+ * its `messageId` when it has one), or a page reaches records older than every message. So, with
+ * the API's page counts, it makes at most min(messages, window pages) + 1 list requests, as long
+ * as no number it searches has more than 100 messages in the window that have to be paged through
+ * to settle its messages. Linear in the messages and the records read.
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ lookbackDays, readPage, parallel = 1, taken }: FindOptions,
+	{ readPage, parallel = 1 }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
-	const window = { 'start-date': windowStartDay(lookbackDays), sort: 'sentAt,desc' };
+	let oldest = Infinity;
+	for (const { since } of wanted) oldest = Math.min(oldest, since);
+	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
 	const read = async (page: number, query?: string) => {
 		const data = await readPage({
 			...window,
@@ -151,14 +174,23 @@ export async function findSentMessages(
 			page,
 			records: MAX_PAGE_SIZE,
 		});
-		return pageFacts(data, page);
+		const facts = pageFacts(data, page);
+		// Newest first: a page that reaches a record older than every message ends the reading.
+		const content = facts.content.filter((record) => sentSince(record, oldest));
+		return { ...facts, content, isLast: facts.isLast || content.length < facts.content.length };
 	};
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
 	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
-	/** The messages of each number and text. */
-	const messagesOf = new Map<string, SentMessage[]>();
-	keys.forEach((key, k) => messagesOf.set(key, [...(messagesOf.get(key) ?? []), wanted[k]]));
+	/** The messages of each number and text, and the earliest time any of them was sent. */
+	const messagesOf = new Map<string, { messages: SentMessage[]; since: number }>();
+	keys.forEach((key, k) => {
+		const entry = messagesOf.get(key);
+		if (entry) {
+			entry.messages.push(wanted[k]);
+			entry.since = Math.min(entry.since, wanted[k].since);
+		} else messagesOf.set(key, { messages: [wanted[k]], since: wanted[k].since });
+	});
 	/** Per number and text: how many records were read, and their ids. */
 	const readByKey = new Map<string, { count: number; ids: Set<string> }>();
 	/**
@@ -172,11 +204,11 @@ export async function findSentMessages(
 		for (const record of content) {
 			// A search finds records the window's first page already gave.
 			const id = recordKey(record);
-			if (seen.has(id) || taken?.has(id)) continue;
+			if (seen.has(id)) continue;
 			seen.add(id);
 			records.push(record);
 			const key = keyOf(record.recipient, record.content);
-			if (!open.has(key)) continue;
+			if (!open.has(key) || !sentSince(record, messagesOf.get(key)!.since)) continue;
 			const entry = readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
 			entry.count++;
 			if (record.id !== undefined) entry.ids.add(String(record.id));
@@ -185,7 +217,7 @@ export async function findSentMessages(
 		}
 		for (const key of changed) {
 			const { count, ids } = readByKey.get(key)!;
-			const messages = messagesOf.get(key)!;
+			const { messages } = messagesOf.get(key)!;
 			const settled =
 				count >= messages.length &&
 				messages.every(({ messageId }) => !isSetId(messageId) || ids.has(String(messageId)));
@@ -199,14 +231,16 @@ export async function findSentMessages(
 	add(first.content);
 	if (first.isLast || open.size === 0) return result();
 
-	const numbers = [
-		...new Set([...open].map((key) => recipientOf(messagesOf.get(key)![0].recipient))),
-	];
-	if (first.pages !== undefined && numbers.length < first.pages - 1) {
-		for (const number of numbers) {
-			const ofNumber = [...open].filter(
-				(key) => recipientOf(messagesOf.get(key)![0].recipient) === number,
-			);
+	/** The numbers and texts still open, by number. */
+	const openByNumber = new Map<string, string[]>();
+	for (const key of open) {
+		const number = recipientOf(messagesOf.get(key)!.messages[0].recipient);
+		const ofNumber = openByNumber.get(number);
+		if (ofNumber) ofNumber.push(key);
+		else openByNumber.set(number, [key]);
+	}
+	if (first.pages !== undefined && openByNumber.size < first.pages - 1) {
+		for (const [number, ofNumber] of openByNumber) {
 			for (let page = 1; ; page++) {
 				const found = await read(page, number);
 				add(found.content);
@@ -218,7 +252,7 @@ export async function findSentMessages(
 
 	// The rest of the window: pages taken in order, read up to `parallel` ahead while the page
 	// count is known, never past it.
-	const ahead = new Map<number, Promise<ReturnType<typeof pageFacts>>>();
+	const ahead = new Map<number, ReturnType<typeof read>>();
 	let next = 2;
 	try {
 		for (let page = 2; ; page++) {

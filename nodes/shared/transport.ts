@@ -89,10 +89,9 @@ function backoffMs(policy: RetryPolicy, attempt: number): number {
 export function answerRetryDelay(
 	policy: RetryPolicy,
 	attempt: number,
-	statusCode: number,
-	retryAfter: unknown,
+	{ statusCode, body, retryAfter }: { statusCode: number; body: unknown; retryAfter: unknown },
 ): number | undefined {
-	if (!decide({ statusCode }).retry || attempt >= policy.maxAttempts) return undefined;
+	if (!decide({ statusCode, body }).retry || attempt >= policy.maxAttempts) return undefined;
 	const asked = retryAfterMs(retryAfter);
 	if (asked !== undefined && asked > policy.maxRetryAfterMs) return undefined;
 	return asked ?? backoffMs(policy, attempt);
@@ -192,12 +191,11 @@ export async function requestWithRetry(
 			}
 			return failure;
 		}
-		const wait = answerRetryDelay(
-			policy,
-			attempt,
-			response.statusCode,
-			response.headers['retry-after'],
-		);
+		const wait = answerRetryDelay(policy, attempt, {
+			statusCode: response.statusCode,
+			body: response.body,
+			retryAfter: response.headers['retry-after'],
+		});
 		if (wait === undefined) return { outcome: 'answered', response };
 		ifStopped = { outcome: 'answered', response };
 		gate.holdFor(wait);

@@ -38,6 +38,17 @@ function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperat
 	);
 }
 
+/**
+ * A URL, or what was meant as one, without the user and password it may carry before its host
+ * (`http://alice:s3cret@proxy:3128`, `alice:s3cret@proxy:3128`): errors never show them.
+ */
+export function withoutCredentials(text: string): string {
+	return text.replace(
+		/^(\s*[a-z][a-z0-9+.-]*:\/\/)?[^/?#@\s]*@/i,
+		(_, scheme = '') => `${scheme}***@`,
+	);
+}
+
 function show(value: unknown): string {
 	return JSON.stringify(value) ?? String(value);
 }
@@ -165,6 +176,25 @@ const DAY_MONTH_ORDER = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
  * date-time, or given by an expression (Luxon DateTime, JavaScript Date) keeps the calendar
  * date it names; "01/02/2026" is refused because it reads as two different days.
  */
+/** A moment: an ISO 8601 date-time (as Send's output gives it), a Date or n8n's DateTime; in ms. */
+export function dateTime(ref: FieldRef, value: unknown): number {
+	let text: unknown = value;
+	if (value && typeof value === 'object') {
+		const candidate = value as { toISO?: () => string; toISOString?: () => string };
+		text = candidate.toISO?.() ?? candidate.toISOString?.();
+	}
+	const at =
+		typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(text.trim()) ? Date.parse(text) : NaN;
+	if (Number.isNaN(at)) {
+		throw invalidField(
+			ref,
+			`is not a date and time: ${show(value)}`,
+			"Use an ISO 8601 date-time such as 2026-11-25T09:30:00Z, as SMS → Send's output field sentAt gives it, or leave it empty.",
+		);
+	}
+	return at;
+}
+
 export function apiDate(ref: FieldRef, value: unknown): string {
 	const fail = () =>
 		invalidField(
@@ -209,7 +239,7 @@ export function httpUrl(ref: FieldRef, value: unknown): string {
 	if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname) {
 		throw invalidField(
 			ref,
-			`is not an http or https URL with a host: ${show(text)}`,
+			`is not an http or https URL with a host: ${show(withoutCredentials(text))}`,
 			'Nothing was sent. Correct it in the credential, for example https://api.example.com/api/v3.',
 		);
 	}

@@ -146,6 +146,8 @@ class Simulator {
 	 * @param {number} [options.failureRate] share of sent messages that end FAILED (default 0.2)
 	 * @param {number} [options.latencyMs] how long every API request waits before it is handled,
 	 *   like an API far away on the network (see `latencyMs`)
+	 * @param {boolean} [options.startDateAfterDay] read `start-date` as the spec's words say,
+	 *   "messages sent after this date": from the end of that day (00:00 UTC of the next day)
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -381,6 +383,9 @@ class Simulator {
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
 	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
 	 *   a lagging replica or an API hiccup would answer
+	 * @param {number} [fault.proxyStatus] answer with this status and a proxy's plain-text body
+	 *   (not the API's wrapper), as a proxy or load balancer in front of the API does; with
+	 *   `process`, the API processed the request first (the proxy lost its answer)
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -539,7 +544,7 @@ class Simulator {
 			// server it processes the request even if the client gave up meanwhile (the answer then
 			// goes nowhere); reset() and stop() drop it instead, so it cannot touch the next test.
 			const processed =
-				fault.process && !fault.status && !fault.network
+				fault.process && !fault.status && !fault.network && !fault.proxyStatus
 					? this.route(role, record, url, fault)
 					: undefined;
 			if (processed) record.status = processed[0];
@@ -560,6 +565,14 @@ class Simulator {
 			record.status = 'reset';
 			res.socket?.destroy();
 			return;
+		}
+		if (fault?.proxyStatus) {
+			if (fault.process) this.route(role, record, url, fault);
+			record.status = fault.proxyStatus;
+			res.writeHead(fault.proxyStatus, { 'Content-Type': 'text/plain' });
+			return res.end(
+				'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
+			);
 		}
 		if (fault?.status) {
 			record.status = fault.status;
@@ -963,10 +976,11 @@ class Simulator {
 	// date". A date is read as its first instant, 00:00 UTC: a message sent on the start date is after
 	// it, one sent on the end date is not before it.
 	smsRows(status, start, end, campaign, userId, text, sort) {
+		const startShift = this.options.startDateAfterDay ? 86_400_000 : 0;
 		const rows = this.sms.filter(
 			(s) =>
 				(status === null || status === 'all' || s.status === status) &&
-				(start === undefined || Date.parse(s.sentAt) >= start) &&
+				(start === undefined || Date.parse(s.sentAt) >= start + startShift) &&
 				(end === undefined || Date.parse(s.sentAt) < end) &&
 				(campaign === null || s.campaignId === campaign) &&
 				(userId === undefined || s.userId === userId) &&

@@ -72,6 +72,7 @@ function foundItemJson({ senderId, envelope }: Envelope, record: IDataObject): J
 		recipient: envelope.number,
 		message: envelope.message,
 		status: record.status,
+		sentAt: record.sentAt,
 		...(envelope.thirdPartyRef === undefined ? {} : { thirdPartyRef: envelope.thirdPartyRef }),
 		foundInSmsList: true,
 		smsRecord: record,
@@ -95,12 +96,12 @@ async function resolveUnknown(
 		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
 	);
 	// Messages an earlier try may have sent count from when that try started.
-	const since = Math.min(
-		runStartedAt,
-		...unknown.map(([, account]) =>
-			account.outcome === 'unknown' ? (account.triedAt ?? runStartedAt) : runStartedAt,
-		),
-	);
+	let since = runStartedAt;
+	for (const [, account] of unknown) {
+		if (account.outcome === 'unknown' && account.triedAt !== undefined) {
+			since = Math.min(since, account.triedAt);
+		}
+	}
 	let records: Array<IDataObject | undefined>;
 	try {
 		records = await lookUpSent.call(
@@ -150,13 +151,9 @@ export async function sendAndAccount(
 	accounts: Map<Envelope, Account>,
 ): Promise<RequestReport[]> {
 	const runStartedAt = Date.now();
-	const { reports, notAttempted } = await sendAll(
-		batches,
-		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
-		options,
-		settings.batchInterval,
-	);
-	for (const { request, batch, sent, failure } of reports) {
+	// Each request's outcome is entered as soon as it is known, so that whatever ends the run
+	// later, what went out is in the account.
+	const enter = ({ request, batch, sent, failure }: RequestReport) => {
 		batch.forEach((envelope, k) => {
 			const item = sent[k];
 			if (item) accounts.set(envelope, { outcome: 'sent', item });
@@ -170,7 +167,14 @@ export async function sendAndAccount(
 				});
 			}
 		});
-	}
+	};
+	const { reports, notAttempted } = await sendAll(
+		batches,
+		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
+		options,
+		settings.batchInterval,
+		enter,
+	);
 	for (const envelope of notAttempted) {
 		accounts.set(envelope, {
 			outcome: 'notSent',

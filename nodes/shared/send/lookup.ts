@@ -1,18 +1,11 @@
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
 import { findSentMessages } from '../sentMessages';
+import { CLOCK_MARGIN_MS } from '../sentWindow';
 import { smsListReader } from '../smsListReader';
-import { daysSince } from '../sentWindow';
 import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../transport';
 import type { RequestSettings } from '../requestOptions';
-
-/**
- * How much earlier than this run a record's `sentAt` may be and still count as this run's message:
- * the API's clock and n8n's may differ. An identical message to the same number sent by anything
- * else within this margin before the run cannot be told apart from it.
- */
-export const CLOCK_MARGIN_MS = 120_000;
 
 /**
  * Looks up, in the SMS list, messages whose send had an unknown outcome, with issue 21's matcher
@@ -40,18 +33,10 @@ export async function lookUpSent(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const read = smsListReader.call(this, credentials, {
+	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
 		gate: new RetryGate(),
 	});
-	const readPage = async (qs: IDataObject): Promise<JsonObject> => {
-		const data = await read(qs);
-		// Newest first: once a page holds only older records, so do the pages after it.
-		const content = (data.content as IDataObject[]).filter(
-			(record) => !(Date.parse(String(record.sentAt)) < since),
-		);
-		return { ...data, content } as JsonObject;
-	};
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
 	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));
@@ -64,14 +49,14 @@ export async function lookUpSent(
 			recipient: envelope.envelope.number,
 			text: envelope.envelope.message,
 			messageId: typeof id === 'number' || typeof id === 'string' ? id : undefined,
+			since,
 		})),
-		...envelopes.map(({ envelope }) => ({ recipient: envelope.number, text: envelope.message })),
+		...envelopes.map(({ envelope }) => ({
+			recipient: envelope.number,
+			text: envelope.message,
+			since,
+		})),
 	];
-	// From the UTC day the run started (today, unless the run crossed midnight).
-	const records = await findSentMessages(wanted, {
-		lookbackDays: daysSince(runStartedAt),
-		readPage,
-		parallel: DEFAULT_PARALLEL_REQUESTS,
-	});
+	const records = await findSentMessages(wanted, { readPage, parallel: DEFAULT_PARALLEL_REQUESTS });
 	return records.slice(claimed.length);
 }

@@ -42,6 +42,8 @@ export async function sendBatch(
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
 	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
+	// When the message went out, as far as n8n's clock knows: Get Delivery Status reads it.
+	const sentAt = new Date().toISOString();
 	const delivery = await requestWithRetry.call(
 		this,
 		{
@@ -77,7 +79,7 @@ export async function sendBatch(
 	if ('error' in answer) {
 		const { error } = answer;
 		// A 2xx whose body cannot be read was still accepted, and charged.
-		const outcome = decide({ statusCode }).outcome === 'notSent' ? 'notSent' : 'unknown';
+		const outcome = decide({ statusCode, body }).outcome === 'notSent' ? 'notSent' : 'unknown';
 		const hint = outcome === 'notSent' ? REFUSED_HINT : UNKNOWN_HINT;
 		const description = error.description ?? '';
 		return {
@@ -95,7 +97,10 @@ export async function sendBatch(
 	const records = matchOutgoings(outgoings, batch);
 	const sent = records.map((record, k) =>
 		record
-			? { json: { ...record, balance } as JsonObject, pairedItem: { item: batch[k].itemIndex } }
+			? {
+					json: { ...record, balance, sentAt: record.sentAt ?? sentAt } as JsonObject,
+					pairedItem: { item: batch[k].itemIndex },
+				}
 			: undefined,
 	);
 	const missing = records.filter((record) => !record).length;

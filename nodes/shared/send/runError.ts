@@ -17,6 +17,9 @@ export function itemRanges(itemIndexes: number[]): string {
 	return ranges.join(', ');
 }
 
+/** How many envelopes of a request of unknown outcome the run's error shows. */
+const ENVELOPES_SHOWN = 10;
+
 const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 /**
@@ -78,7 +81,10 @@ export function runError(
 		);
 		if (description) lines.push(description);
 		if (outcome === 'unknown') {
-			lines.push(`Envelopes: ${JSON.stringify(left.map(({ envelope }) => envelope))}`);
+			// A few, to recognise them by: each error item of the run carries its own envelope.
+			const shown = left.slice(0, ENVELOPES_SHOWN).map(({ envelope }) => envelope);
+			const more = left.length - shown.length;
+			lines.push(`Envelopes: ${JSON.stringify(shown)}${more > 0 ? ` and ${more} more` : ''}`);
 		}
 	}
 	const notAttempted = [...accounts]

@@ -23,6 +23,7 @@ export async function sendAll(
 	sendOne: (batch: Envelope[], control: RequestControl) => Promise<RequestResult | undefined>,
 	options: Pick<SendOptions, 'onRequestFailure' | 'parallelRequests'>,
 	batchInterval: number,
+	onReport: (report: RequestReport) => void,
 ): Promise<{ reports: RequestReport[]; notAttempted: Envelope[] }> {
 	const reports: RequestReport[] = [];
 	const notAttempted: Envelope[] = [];
@@ -38,12 +39,23 @@ export async function sendAll(
 			if (at > now) await sleep(at - now);
 		}
 		const batch = batches[index];
-		const result = await sendOne(batch, control);
+		let result: RequestResult | undefined;
+		try {
+			result = await sendOne(batch, control);
+		} catch (caught) {
+			// Whatever went wrong, the request may have gone out: never a reason to send it again.
+			const reason = caught instanceof Error ? caught.message : String(caught);
+			result = {
+				sent: batch.map(() => undefined),
+				failure: { outcome: 'unknown', message: `Delivery unknown: ${reason}` },
+			};
+		}
 		if (!result) {
-			notAttempted.push(...batch);
+			for (const envelope of batch) notAttempted.push(envelope);
 			return;
 		}
 		reports[index] = { request: index + 1, batch, ...result };
+		onReport(reports[index]);
 		if (result.failure && options.onRequestFailure === 'stop') stopped = true;
 	};
 	let next = 0;
@@ -53,7 +65,8 @@ export async function sendAll(
 	if (batches.length > 0) await send(next++);
 	const workers = Math.min(options.parallelRequests, batches.length - next);
 	await Promise.all(Array.from({ length: workers }, worker));
-	notAttempted.push(...batches.slice(next).flat());
+	for (const batch of batches.slice(next))
+		for (const envelope of batch) notAttempted.push(envelope);
 	// Reports in request order; the indexes of requests that never went out are holes.
 	return { reports: reports.filter(Boolean), notAttempted };
 }

@@ -2,18 +2,20 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INode,
 	type INodeExecutionData,
 	type INodeProperties,
 } from 'n8n-workflow';
 
 import { errorItem, nodeError } from '../../../shared/errors';
 import { itemParameterReader } from '../../../shared/itemParameters';
-import { findSentMessages, recordKey, type SentMessage } from '../../../shared/sentMessages';
-import { windowStartDay } from '../../../shared/sentWindow';
+import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
+import { CLOCK_MARGIN_MS, windowStartDay, windowStartMs } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
 import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../../../shared/transport';
 import { requestSettings } from '../../../shared/requestOptions';
 import {
+	dateTime,
 	fieldsOf,
 	integerInRange,
 	isSet,
@@ -64,6 +66,16 @@ export const smsGetStatusDescription: INodeProperties[] = [
 		displayOptions: { show: showOnlyForSmsGetStatus },
 	},
 	{
+		displayName: 'Sent At',
+		name: 'sentAt',
+		type: 'string',
+		default: '={{ $json.sentAt }}',
+		placeholder: 'e.g. 2026-11-25T09:30:00Z',
+		description:
+			"When the message went out (ISO 8601). The default reads SMS → Send's output field sentAt. An older message with the same number and text is then never taken for it, and a message the list does not show yet is an error. Leave empty to take the most recent matching message of the lookback window.",
+		displayOptions: { show: showOnlyForSmsGetStatus },
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -87,13 +99,18 @@ export const smsGetStatusDescription: INodeProperties[] = [
 interface Lookup {
 	itemIndex: number;
 	lookbackDays: number;
+	/** When the message went out, when the item says so (ms). */
+	sentAt?: number;
 	message: SentMessage;
 }
+
+/** How long after it went out a message not in the list is "not in the list yet". */
+const NOT_LISTED_YET_MS = 3_600_000;
 
 /** Reads and checks every item's parameters; a bad item is refused before any request. */
 function readLookup(
 	this: IExecuteFunctions,
-	read: Record<'recipient' | 'message' | 'messageId', (itemIndex: number) => unknown>,
+	read: Record<'recipient' | 'message' | 'messageId' | 'sentAt', (itemIndex: number) => unknown>,
 	itemIndex: number,
 ): Lookup {
 	const ref = fieldsOf(this.getNode(), itemIndex);
@@ -102,22 +119,55 @@ function readLookup(
 		? integerInRange(ref('options.lookbackDays', 'Lookback Days'), options.lookbackDays, 1, 31)
 		: 2;
 	const messageId = read.messageId(itemIndex);
+	const givenSentAt = read.sentAt(itemIndex);
+	const sentAt = isSet(givenSentAt) ? dateTime(ref('sentAt', 'Sent At'), givenSentAt) : undefined;
+	// Records as old as the window, or as the message less the clocks' difference, whichever is later.
+	const since = Math.max(
+		windowStartMs(lookbackDays),
+		sentAt === undefined ? -Infinity : sentAt - CLOCK_MARGIN_MS,
+	);
 	return {
 		itemIndex,
 		lookbackDays,
+		...(sentAt === undefined ? {} : { sentAt }),
 		message: {
 			recipient: phoneNumber(ref('recipient', 'Recipient Number'), read.recipient(itemIndex)),
 			text: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 			...(isSet(messageId) ? { messageId: String(messageId as string | number) } : {}),
+			since,
 		},
 	};
 }
 
+/** The error of an item whose message the list does not show. */
+function notFound(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lookup): Error {
+	const id = message.messageId === undefined ? '' : ` (message ID ${message.messageId})`;
+	if (sentAt !== undefined && Date.now() - sentAt < NOT_LISTED_YET_MS) {
+		return new NodeOperationError(
+			node,
+			`The message to ${message.recipient} is not in the SMS list yet`,
+			{
+				itemIndex,
+				description: `It went out at ${new Date(sentAt).toISOString()}, and the API lists a message some time after it accepts it. Run Get Delivery Status again later, for instance after a Wait node. An older message with the same number and text${id} is never taken for it.`,
+			},
+		);
+	}
+	return new NodeOperationError(
+		node,
+		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
+		{
+			itemIndex,
+			description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${sentAt === undefined ? `${windowStartDay(lookbackDays)} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
+		},
+	);
+}
+
 /**
  * SMS → Get Delivery Status: one result per item, its SMS record as the list gives it. Items are
- * looked up together (shared/sentMessages.ts): the window's list is read once for many items, a
- * few items in a large window are searched by number; all with n8n's Request Options (Proxy,
- * Timeout, Ignore SSL Issues) and the retries of Get Many.
+ * looked up together (nodes/shared/sentMessages.ts): the list is read once for all of them, from
+ * the earliest any of them may have been sent; a few items in a large window are searched by
+ * number; all with n8n's Request Options (Proxy, Timeout, Ignore SSL Issues) and the retries of
+ * Get Many.
  */
 export async function getStatus(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -142,66 +192,44 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		recipient: itemParameterReader(this, 'recipient', ''),
 		message: itemParameterReader(this, 'message', ''),
 		messageId: itemParameterReader(this, 'messageId', ''),
+		sentAt: itemParameterReader(this, 'sentAt', ''),
 	};
 	// Every item is checked before the first request: without Continue On Fail one bad item
 	// stops the run with nothing read.
-	const byWindow = new Map<number, Lookup[]>();
+	const lookups: Lookup[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const lookup = readLookup.call(this, read, itemIndex);
-			byWindow.set(lookup.lookbackDays, [...(byWindow.get(lookup.lookbackDays) ?? []), lookup]);
+			lookups.push(readLookup.call(this, read, itemIndex));
 		} catch (caught) {
 			fail(caught, itemIndex);
 		}
 	}
-	if (byWindow.size === 0) return [results];
+	if (lookups.length === 0) return [results];
 
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
-	const gate = new RetryGate();
-	// Items with different Lookback Days are looked up window by window, the narrowest first; a
-	// record given to an item of one window is not given to an item of another.
-	const taken = new Set<string>();
-	const windows = [...byWindow].sort(([a], [b]) => a - b);
-	for (const [lookbackDays, lookups] of windows) {
-		const firstItem = lookups[0].itemIndex;
-		const readPage = smsListReader.call(this, credentials, {
-			request: settings.request,
-			gate,
-			itemIndex: firstItem,
-		});
-		let found: Awaited<ReturnType<typeof findSentMessages>>;
-		try {
-			found = await findSentMessages(
-				lookups.map(({ message }) => message),
-				{ lookbackDays, readPage, parallel: DEFAULT_PARALLEL_REQUESTS, taken },
-			);
-		} catch (caught) {
-			// The list could not be read: no item of this window has an answer.
-			for (const { itemIndex } of lookups) fail(caught, itemIndex);
-			continue;
-		}
-		lookups.forEach(({ itemIndex, message }, k) => {
-			const record = found[k];
-			if (record) {
-				taken.add(recordKey(record));
-				results[itemIndex] = { json: record, pairedItem: { item: itemIndex } };
-				return;
-			}
-			const id = message.messageId === undefined ? '' : ` (message ID ${message.messageId})`;
-			fail(
-				new NodeOperationError(
-					node,
-					`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
-					{
-						itemIndex,
-						description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${windowStartDay(lookbackDays)} (UTC), or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
-					},
-				),
-				itemIndex,
-			);
-		});
+	const readPage = smsListReader.call(this, credentials, {
+		request: settings.request,
+		gate: new RetryGate(),
+		itemIndex: lookups[0].itemIndex,
+	});
+	let found: Array<IDataObject | undefined>;
+	try {
+		found = await findSentMessages(
+			lookups.map(({ message }) => message),
+			{ readPage, parallel: DEFAULT_PARALLEL_REQUESTS },
+		);
+	} catch (caught) {
+		// The list could not be read: no item has an answer.
+		for (const { itemIndex } of lookups) fail(caught, itemIndex);
+		return [results];
 	}
+	lookups.forEach((lookup, k) => {
+		const record = found[k];
+		if (record)
+			results[lookup.itemIndex] = { json: record, pairedItem: { item: lookup.itemIndex } };
+		else fail(notFound(node, lookup), lookup.itemIndex);
+	});
 	return [results];
 }

@@ -5,7 +5,7 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 
-import { envelopeKey, toBatches, type Envelope } from '../../../../shared/envelopes';
+import { toBatches, type Envelope } from '../../../../shared/envelopes';
 import { errorItem, nodeError } from '../../../../shared/errors';
 import { OUTCOME_WORDS, UNKNOWN_HINT } from '../../../../shared/outcome';
 import {
@@ -17,7 +17,7 @@ import {
 	type RunPlan,
 } from '../../../../shared/send';
 import { dryRunItems } from './dryRun';
-import { readLedger, writeLedger, type LedgerEntry } from './ledger';
+import { ledgerKey, readLedger, writeLedger, type LedgerEntry } from './ledger';
 
 const EARLIER_UNKNOWN_HINT =
 	"An earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) may have sent it, so it was not sent again. " +
@@ -37,7 +37,7 @@ function recallEarlierTries(
 	const toSend: Envelope[] = [];
 	for (const envelope of envelopes) {
 		const earlier = ledger.get(envelope.itemIndex);
-		if (earlier?.key !== envelopeKey(envelope)) {
+		if (earlier?.key !== ledgerKey(envelope)) {
 			toSend.push(envelope);
 		} else if (earlier.outcome === 'sent') {
 			recalled.push(envelope);
@@ -59,15 +59,23 @@ function recallEarlierTries(
 	return { toSend, recalled };
 }
 
-/** Kept for the next try while anything is not sent; gone once everything is. */
-function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account>): boolean {
-	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+/**
+ * Kept for the next try while anything is not sent (a message not accounted for, as when the run
+ * ended by an exception, counts as not sent); gone once everything is.
+ */
+function keepForNextTry(
+	this: IExecuteFunctions,
+	accounts: Map<Envelope, Account>,
+	envelopes: number,
+): void {
+	const failed =
+		accounts.size < envelopes || [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
 	const kept = new Map<number, LedgerEntry>();
 	if (failed) {
 		for (const [envelope, account] of accounts) {
 			if (account.outcome === 'notSent') continue;
 			kept.set(envelope.itemIndex, {
-				key: envelopeKey(envelope),
+				key: ledgerKey(envelope),
 				outcome: account.outcome,
 				...(account.outcome === 'sent'
 					? { json: account.item.json }
@@ -76,7 +84,6 @@ function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account
 		}
 	}
 	writeLedger(this, kept);
-	return failed;
 }
 
 /**
@@ -114,8 +121,14 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, accounts);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
-	const reports = await sendAndAccount.call(this, plan, batches, accounts);
-	const failed = keepForNextTry.call(this, accounts);
+	let reports;
+	try {
+		reports = await sendAndAccount.call(this, plan, batches, accounts);
+	} finally {
+		// Whatever ends the run, what went out is kept for the next try.
+		keepForNextTry.call(this, accounts, envelopes.length);
+	}
+	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
 
 	if (failed && !continueOnFail) {
 		throw runError(node, reports, accounts, recalled, batches.length);

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { Envelope } from '../../../../shared/envelopes';
 import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternals';
 
 /**
  * What a Send run that did not end with every message sent leaves for the next try of the same
  * run, by item index: the messages the API accepted (with the item's output) and those whose
- * outcome is unknown, each with the envelope it was for.
+ * outcome is unknown, each with the recipient it was for.
  *
  * It lives in the node's context of the execution (`getContext('node')`), which n8n keeps in the
  * execution's own data: the same object for every try of n8n's Retry On Fail, and saved with a
@@ -15,7 +16,10 @@ import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternal
  * of the run that was not sent in full, removed once a try sends everything.
  */
 export interface LedgerEntry {
-	/** `envelopeKey` of the envelope: an item whose message changed since is a new message. */
+	/**
+	 * `ledgerKey` of the envelope: the recipient. An item that now goes to another number is a new
+	 * message; one whose text changed is not (a text may hold `{{ $now }}` or a random id).
+	 */
 	key: string;
 	outcome: 'sent' | 'unknown';
 	/** sent: the item's output (its outgoing record and the balance). */
@@ -27,6 +31,9 @@ export interface LedgerEntry {
 }
 
 const FIELD = 'smsSendLedger';
+
+/** What the ledger knows an item's message by, beside the item's index: its recipient. */
+export const ledgerKey = ({ envelope }: Envelope): string => envelope.number;
 
 type Ledgers = Record<string, Record<string, LedgerEntry>>;
 
