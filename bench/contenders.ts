@@ -279,6 +279,19 @@ export const CONTENDERS = {
 		return result.items.length;
 	},
 
+	/** Get Delivery Status of every message of a window of `count` messages (the scaling rows). */
+	async statusWhole(count: number, credentials: Credentials) {
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getStatus', options: { lookbackDays: 1 } },
+			items: sentMessages(count, count),
+			inputDirect: true,
+			credentials,
+		});
+		if (result.error || result.items.some((item) => item.json.content === undefined))
+			throw new Error(`status failed: ${result.error?.message}`);
+		return result.items.length;
+	},
+
 	/** The same messages, one search per item (its number), through the same engine. */
 	async statusPerItem(count: number, credentials: Credentials) {
 		const result = await runWorkflow({

@@ -31,7 +31,13 @@ const PER_ITEM_COUNTS = (process.env.BENCH_PER_ITEM_COUNTS || '1000,200,100')
 const STATUS_COUNT = Number(process.env.BENCH_STATUS_COUNT || 1000);
 /** Simulated API latencies of the Get Delivery Status comparison. */
 const STATUS_LATENCIES = (process.env.BENCH_STATUS_LATENCIES || '0,25').split(',').map(Number);
-/** `BENCH_ONLY=status` runs only the Get Delivery Status comparison and updates its section. */
+/**
+ * `BENCH_ONLY=status` runs only the Get Delivery Status comparison and updates its section;
+ * `BENCH_ONLY=status-scaling` only Get Delivery Status at BENCH_STATUS_SCALES items.
+ */
+const STATUS_SCALES = (process.env.BENCH_STATUS_SCALES || '10000,30000,100000')
+	.split(',')
+	.map(Number);
 const ONLY = process.env.BENCH_ONLY;
 /** This node's default Requests in Parallel (nodes/shared/transport.ts). */
 const DEFAULT_PARALLEL = 4;
@@ -254,6 +260,38 @@ ${lines.join('\n')}
 `;
 }
 
+/**
+ * SMS → Get Delivery Status of every message of a window of n messages, for each n of
+ * STATUS_SCALES: time per item stays flat when the lookup is linear.
+ */
+async function statusScaling() {
+	const lines = [
+		'| Items (= messages in the window) | HTTP requests | Pages of the window | Wall time | Per 1,000 items | Peak RSS |',
+		'|---:|---:|---:|---:|---:|---:|',
+	];
+	for (const n of STATUS_SCALES) {
+		const simulator = new Simulator({ token: 'bench-token', smsRecords: 0, contacts: 0 });
+		for (const message of statusWindow(n)) simulator.addSms(message);
+		simulator.seeded = n;
+		await simulator.start();
+		const measured = await measure(simulator, { label: 'status', name: 'statusWhole' }, n);
+		await simulator.stop();
+		lines.push(
+			`| ${n.toLocaleString('en')} | ${measured.requests.toLocaleString('en')} | ${Math.ceil(n / 100).toLocaleString('en')} | ${(measured.wallMs / 1000).toFixed(2)} s | ${((measured.wallMs / n) * 1000).toFixed(0)} ms | ${Math.round(measured.maxRssMb)} MB |`,
+		);
+		process.stdout.write(`  Get Delivery Status of ${n}: done\n`);
+	}
+	return `## Get Delivery Status scaling: every message of a window
+
+Every message of a window of n messages of the last day looked up at once (SMS → Send's output:
+number, text, id), 0 ms of latency, one run each; \`BENCH_ONLY=status-scaling npm run bench\`
+runs only this section (\`BENCH_STATUS_SCALES\` sets the sizes). At most one request more than
+the window has pages: min(items, pages) + 1. Measured on ${new Date().toISOString().slice(0, 10)} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores when it ended).
+
+${lines.join('\n')}
+`;
+}
+
 /** Puts `section` (from its "## " heading) in place of the one with that heading, or before `before`. */
 function withSection(existing: string, section: string, before: string) {
 	const heading = section.slice(0, section.indexOf('\n'));
@@ -307,6 +345,14 @@ async function scaling() {
 async function main() {
 	const started = Date.now();
 	const file = process.env.BENCH_REPORT || path.join(root, 'BENCHMARKS.md');
+	if (ONLY === 'status-scaling') {
+		const section = await statusScaling();
+		process.stdout.write(section);
+		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+		fs.writeFileSync(file, withSection(existing, section, '\n## Scaling'));
+		process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
+		return;
+	}
 	if (ONLY === 'status') {
 		const section = await statusComparison();
 		process.stdout.write(section);
