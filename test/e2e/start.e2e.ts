@@ -231,12 +231,13 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 
 		// A process manager stops it: SIGTERM to npm's process only.
 		process.kill(npm.pid!, 'SIGTERM');
+		let timer: NodeJS.Timeout | undefined;
 		await Promise.race([
 			closed,
-			new Promise((_, reject) =>
-				setTimeout(() => reject(new Error(`still running after 60 s:\n${output}`)), 60_000),
-			),
-		]);
+			new Promise((_, reject) => {
+				timer = setTimeout(() => reject(new Error(`still running after 60 s:\n${output}`)), 60_000);
+			}),
+		]).finally(() => clearTimeout(timer));
 		expect(output.trimEnd().endsWith('Stopped.')).toBe(true);
 		await expect(fetch(`http://127.0.0.1:${ports.n8n}/healthz`)).rejects.toThrow();
 		await expect(fetch(`${simulatorRoot}/__sim/inbox`)).rejects.toThrow();
