@@ -101,6 +101,7 @@ Ctrl-C stops n8n and the simulator.`);
 }
 
 main().catch((error) => {
-	console.error(error);
+	// Once stopping, what was starting fails because it was stopped: no news.
+	if (!stopping) console.error(error);
 	stop(undefined, 1);
 });
