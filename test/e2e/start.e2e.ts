@@ -1,6 +1,8 @@
 // What `npm start` does with the example workflows and their credential on a second start: it
 // imports only what n8n does not hold yet, so a user's edits stay. Runs the same launch as
-// scripts/start.js, twice on one user folder, with its own ports and simulator.
+// scripts/start.js, twice on one user folder, with its own ports and simulator. Then `npm start`
+// itself: the simulator's inbox, and its stop by a signal to npm.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -116,5 +118,128 @@ describe(`npm start's examples on n8n ${line}`, () => {
 			await third.stop();
 		}
 		// Three starts, each building, packing and installing the package as npm start does.
+	}, 900_000);
+});
+
+// `npm start` itself, as a user runs it: the inbox (a line per SMS, the page) and a SIGTERM sent
+// to the npm process alone (as a process manager sends it) stopping n8n and the simulator.
+describe(`npm start on n8n ${line}, run as a user runs it`, () => {
+	const folder = path.join(local.root, '.n8n-local', `e2e-npm-start-${line}`);
+	const simulatorRoot = `http://127.0.0.1:${ports.api}`;
+	let npm: ChildProcess | undefined;
+	let output = '';
+	let closed: Promise<void>;
+
+	beforeAll(() => fs.rmSync(folder, { recursive: true, force: true }));
+
+	afterAll(() => {
+		// A failed test may leave it running: a signal to npm's group stops it (start.js).
+		if (npm?.exitCode === null && npm.signalCode === null) process.kill(-npm.pid!, 'SIGTERM');
+	});
+
+	/** Resolves with the output once `pattern` appears in it. */
+	async function printed(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpMatchArray> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const match = pattern.exec(output);
+			if (match) return match;
+			if (Date.now() > deadline) throw new Error(`not printed: ${pattern}\n${output}`);
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
+
+	test('prints each SMS the simulator accepts, approval link whole; the inbox page lists them newest first; SIGTERM to npm stops everything', async () => {
+		npm = spawn('npm', ['start'], {
+			cwd: local.root,
+			// Its own process group, so that afterAll can reach npm's children if the test fails.
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env: {
+				...process.env,
+				N8N_LINE: line,
+				N8N_PORT: String(ports.n8n),
+				N8N_RUNNERS_BROKER_PORT: String(ports.broker),
+				SIM_API_PORT: String(ports.api),
+				SIM_SEND_PORT: String(ports.send),
+				SMS_MESSAGING_START_FOLDER: folder,
+			},
+		});
+		npm.stdout!.on('data', (chunk) => (output += chunk));
+		npm.stderr!.on('data', (chunk) => (output += chunk));
+		// Ends when every process that writes to it has ended: npm, start.js, n8n.
+		closed = new Promise((resolve) => npm!.stdout!.once('close', () => resolve()));
+
+		await printed(/Ctrl-C stops n8n and the simulator\./, 400_000);
+		expect(output).toContain(`Inbox    ${simulatorRoot}/__sim/inbox`);
+		// n8n's noise that its own settings switch off (scripts/lib/local-n8n.js).
+		expect(output).not.toContain('N8N_UNVERIFIED_PACKAGES_ENABLED');
+		expect(output).not.toContain('Strapi');
+
+		const rest = new N8n(
+			lineEndpoints(line, ports.n8n, {
+				baseUrl: `${simulatorRoot}/api/v3`,
+				sendBaseUrl: `http://127.0.0.1:${ports.send}/api/v3`,
+				token: 'sim-token',
+			}),
+		);
+		await rest.login();
+		const workflowData = await rest.rest<Record<string, unknown>>(
+			'GET',
+			'/workflows/exApproveBulkSend',
+		);
+		await rest.rest('POST', '/workflows/exApproveBulkSend/run', {
+			workflowData,
+			triggerToStartFrom: { name: 'Run manually' },
+			startNodes: [],
+		});
+
+		// The approval SMS: its text, then the link whole on a line of its own.
+		const [, approvalId, approver, link] = await printed(
+			/SMS #(\d+) from ACME to (\d+): Send "Spring sale: 20% off everything until Sunday\. Reply STOP to opt out\." to 3 customers\?\n {4}(http:\/\/127\.0\.0\.1:\d+\/webhook-waiting\/\S+)\n/,
+		);
+		expect((await fetch(link)).status).toBe(200);
+		const approved = await fetch(link, {
+			method: 'POST',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+			body: new URLSearchParams({ approved: 'true' }).toString(),
+		});
+		expect(approved.status).toBe(200);
+
+		// The bulk send the approval let through: one line per message.
+		const sent = [];
+		for (const number of ['254712345678', '447700900123', '254733222111']) {
+			const [, id, text] = await printed(new RegExp(`SMS #(\\d+) from ACME to ${number}: (.+)\\n`));
+			expect(Number(id)).toBeGreaterThan(Number(approvalId));
+			sent.push({ id, text });
+		}
+
+		const page = await fetch(`${simulatorRoot}/__sim/inbox`);
+		expect(page.status).toBe(200);
+		expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+		const html = await page.text();
+		const escapedLink = link.replace(/&/g, '&amp;');
+		// Escaped, the link clickable, newest first.
+		expect(html).toContain(`to <b>${approver}</b>`);
+		expect(html).toContain(
+			`Send &quot;Spring sale: 20% off everything until Sunday. Reply STOP to opt out.&quot; to 3 customers?\n<a href="${escapedLink}">${escapedLink}</a>`,
+		);
+		const positions = [...sent.map(({ id }) => id), approvalId].map((id) =>
+			html.indexOf(`<p class="meta">#${id} `),
+		);
+		expect(positions.every((at) => at > 0)).toBe(true);
+		expect(Math.max(...positions.slice(0, 3))).toBeLessThan(positions[3]);
+
+		// A process manager stops it: SIGTERM to npm's process only.
+		process.kill(npm.pid!, 'SIGTERM');
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([
+			closed,
+			new Promise((_, reject) => {
+				timer = setTimeout(() => reject(new Error(`still running after 60 s:\n${output}`)), 60_000);
+			}),
+		]).finally(() => clearTimeout(timer));
+		expect(output.trimEnd().endsWith('Stopped.')).toBe(true);
+		await expect(fetch(`http://127.0.0.1:${ports.n8n}/healthz`)).rejects.toThrow();
+		await expect(fetch(`${simulatorRoot}/__sim/inbox`)).rejects.toThrow();
 	}, 900_000);
 });

@@ -409,7 +409,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const error = run.resultData.runData['SMS Messaging'][0].error;
 			expect(error?.message).toBe('Authentication failed');
 			expect(error?.description).toContain(
-				'Check the API token in the "SMS Messaging API" credential',
+				'Check the API Token field of that credential, or create a new token in your Messaging Service account.',
 			);
 			expect(run.raw).not.toContain(secret);
 			const requests = await n8n.simRequests();

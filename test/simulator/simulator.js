@@ -3,7 +3,8 @@
 // demo and benchmarks. Two HTTP servers, like the two documented hosts: the API host (Sender IDs,
 // lists) and the send host. Control endpoints under /__sim/ on the API host (no auth) let a test
 // or a person inspect what arrived, inject faults and set a message's delivery status
-// (POST /__sim/sms/<id>/status {"status": "FAILED"}). With `deliveryDelayMs`, sent messages are
+// (POST /__sim/sms/<id>/status {"status": "FAILED"}); GET /__sim/inbox is a page of the SMS it
+// accepted, newest first (test/simulator/inbox.js). With `deliveryDelayMs`, sent messages are
 // delivered (or fail) on their own after that delay. With `tls: true` both hosts serve HTTPS
 // with a throwaway self-signed certificate for 127.0.0.1 and localhost.
 const http = require('node:http');
@@ -13,6 +14,8 @@ const os = require('node:os');
 const nodePath = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
+
+const { inboxLine, inboxPage } = require('./inbox');
 
 const PREFIX = '/api/v3';
 const PURPOSES = ['TRANSACTIONAL', 'PROMOTIONAL', 'NOTIFICATION'];
@@ -148,6 +151,8 @@ class Simulator {
 	 *   like an API far away on the network (see `latencyMs`)
 	 * @param {boolean} [options.startDateAfterDay] read `start-date` as the spec's words say,
 	 *   "messages sent after this date": from the end of that day (00:00 UTC of the next day)
+	 * @param {(sms: {id: number, senderId: string, number: string, message: string, at: string}) => void} [options.onMessage]
+	 *   called with every SMS the send host accepts, as it enters the inbox (see inboxLine())
 	 */
 	constructor(options = {}) {
 		this.options = {
@@ -194,6 +199,11 @@ class Simulator {
 		/** @type {string[]} */
 		this.campaigns = [];
 		/**
+		 * Every SMS the send host accepted, in order: what GET /__sim/inbox lists.
+		 * @type {{id: number, senderId: string, number: string, message: string, at: string}[]}
+		 */
+		this.inbox = [];
+		/**
 		 * Sent messages still SENT, by id: when they leave SENT and for which status.
 		 * @type {Map<number, {at: number, status: 'DELIVERED'|'FAILED'}>}
 		 */
@@ -225,6 +235,7 @@ class Simulator {
 		this.senderIds = [];
 		this.sms = [];
 		this.contacts = [];
+		this.inbox = [];
 		this.deliveries = new Map();
 		this.revision = 0;
 		// Which sent messages fail: the same ones after every reset.
@@ -808,6 +819,9 @@ class Simulator {
 					status: failed ? 'FAILED' : 'DELIVERED',
 				});
 			}
+			const sms = { id, senderId, number: e.number, message: e.message, at: sentAt };
+			this.inbox.push(sms);
+			this.options.onMessage?.(sms);
 			return {
 				id,
 				senderId,
@@ -1066,6 +1080,17 @@ class Simulator {
 		const body = raw ? JSON.parse(raw) : {};
 		const path = url.pathname.slice('/__sim'.length);
 		if (method === 'GET' && path === '/requests') return send(200, this.requests);
+		if (method === 'GET' && path === '/inbox') {
+			this.settle();
+			const statuses = new Map(this.sms.map((sms) => [sms.id, sms.status]));
+			const page = inboxPage(this.inbox, (id) => statuses.get(id));
+			res.writeHead(200, {
+				'Content-Type': 'text/html; charset=utf-8',
+				'Cache-Control': 'no-store',
+				'Content-Length': Buffer.byteLength(page),
+			});
+			return res.end(page);
+		}
 		if (method === 'GET' && path === '/state')
 			return send(200, {
 				balance: this.balance,
@@ -1107,4 +1132,4 @@ class Simulator {
 	}
 }
 
-module.exports = { Simulator, smsParts, APPROVED };
+module.exports = { Simulator, smsParts, APPROVED, inboxLine };

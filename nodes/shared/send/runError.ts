@@ -1,6 +1,7 @@
 import { NodeApiError, type INode } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
+import { sentence } from '../errors';
 import { OUTCOME_WORDS, type SendOutcome } from '../outcome';
 import { NOT_ATTEMPTED_WHERE, type Account } from './account';
 import type { RequestReport } from './scheduler';
@@ -77,7 +78,7 @@ export function runError(
 		const account = accounts.get(left[0]);
 		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
 		lines.push(
-			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${message}`,
+			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${sentence(message)}`,
 		);
 		if (description) lines.push(description);
 		if (outcome === 'unknown') {
