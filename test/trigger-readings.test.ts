@@ -479,25 +479,35 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 		},
 	);
 
-	test('the SENT list answers empty while a followed message is delivered: the same poll emits it, reading every status down to the oldest followed', async () => {
-		const messages = Array.from({ length: 5 }, () => message('SENT'));
-		for (let i = 0; i < 200; i++) message('DELIVERED');
-		const trigger = await activate({ statuses: ['FAILED'] });
-		ctx.sim.inject({
-			path: '/sms',
-			query: { status: 'SENT' },
-			empty: true,
-			beforeAnswer: () => ctx.sim.setSmsStatus(messages[2].id, 'FAILED'),
-		});
-		ctx.sim.requests = [];
-		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
-		// Every followed message is unaccounted for: the list of every status down to the oldest.
-		expect(listRequests()).toHaveLength(2 + 3);
-		ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');
-		ctx.sim.setSmsStatus(messages[0].id, 'FAILED');
-		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:FAILED`]);
-		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-	});
+	test.each([
+		[1, 'asked once more, it answers: every status down to the message that left', 1 + 3],
+		[2, 'empty again: every status down to the oldest message followed', 3 + 4],
+	])(
+		'the SENT list answers empty %i time(s) while a followed message fails: %s',
+		async (count, _, requests) => {
+			// The oldest message followed sits below 300 others; the newer ones near the top.
+			const messages = [message('SENT', 2)];
+			for (let i = 0; i < 300; i++) message('DELIVERED');
+			for (let i = 0; i < 4; i++) messages.push(message('SENT'));
+			const trigger = await activate({ statuses: ['FAILED'] });
+			ctx.sim.inject({
+				path: '/sms',
+				query: { status: 'SENT' },
+				empty: true,
+				count,
+				beforeAnswer: () => ctx.sim.setSmsStatus(messages[2].id, 'FAILED'),
+			});
+			ctx.sim.requests = [];
+			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
+			// PENDING and SENT (and SENT again), then pages of the list of every status.
+			expect(listRequests()).toHaveLength(requests);
+			// The others are still followed.
+			ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');
+			ctx.sim.setSmsStatus(messages[0].id, 'FAILED');
+			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:FAILED`]);
+			expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		},
+	);
 
 	test('a followed message is forgotten only when the day it was sent leaves the window', async () => {
 		// Sent 40 hours ago: in the window (Lookback Days 2) for at least 8 more hours.

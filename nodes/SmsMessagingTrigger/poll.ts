@@ -33,6 +33,8 @@ interface Remembered extends PollSession {
 	emitted?: Record<string, StoredIds>;
 	/** The messages followed: last seen in flight (PENDING or SENT). */
 	inFlight?: StoredIds;
+	/** Those of them last seen PENDING (absent when none). */
+	pending?: StoredIds;
 	/** Every message up to this id has been looked at in the list of every status. */
 	top?: number;
 	/** When the last full reading of the window started (ms since the epoch). */
@@ -147,27 +149,42 @@ async function pollOnce(
 	const following = new Map(
 		[...decodeIds(remembered.inFlight)].filter(([, day]) => day >= watch.startDay),
 	);
+	// Where each followed message was last seen: PENDING, or else SENT.
+	const lastSeenIn = new Map<number, string>();
+	for (const id of decodeIds(remembered.pending).keys()) lastSeenIn.set(id, 'PENDING');
+	const follow = (record: IDataObject, status: string) => {
+		following.set(Number(record.id), sentDayOf(record, today));
+		lastSeenIn.set(Number(record.id), status);
+		take(record, status);
+	};
 	const seenInFlight = new Set<number>();
-	const inFlightReadings: Reading[] = [];
-	for (const status of IN_FLIGHT) {
+	const readInFlight = async (status: string) => {
 		const reading = await readList(reader({ status }), { overlap: IN_FLIGHT_OVERLAP });
-		inFlightReadings.push(reading);
 		for (const record of reading.records) {
-			const id = Number(record.id);
-			following.set(id, sentDayOf(record, today));
-			seenInFlight.add(id);
-			take(record, status);
+			follow(record, status);
+			seenInFlight.add(Number(record.id));
 		}
-	}
+		return reading;
+	};
+	const inFlightReadings: Reading[] = [];
+	for (const status of IN_FLIGHT) inFlightReadings.push(await readInFlight(status));
 	// Followed and not in the in-flight lists where a page of each looked: the message moved on (or
 	// the reading missed it), and the list of every status says where it is. One whose place no page
 	// covered (the list moved more than the pages overlap) is looked for again by the next poll.
-	const missing = new Set<number>();
-	for (const id of following.keys()) {
-		if (!seenInFlight.has(id) && inFlightReadings.every((reading) => reading.covers(id))) {
-			missing.add(id);
+	const unaccounted = () =>
+		[...following.keys()].filter(
+			(id) => !seenInFlight.has(id) && inFlightReadings.every((reading) => reading.covers(id)),
+		);
+	// An in-flight list that answered nothing while messages last seen in it are unaccounted for is
+	// asked once more: an empty answer may be a hiccup (a lagging replica), and taken for the truth
+	// it would send the list of every status down to the oldest of them.
+	const lastIn = new Set(unaccounted().map((id) => lastSeenIn.get(id) ?? 'SENT'));
+	for (const [i, status] of IN_FLIGHT.entries()) {
+		if (inFlightReadings[i].records.length === 0 && lastIn.has(status)) {
+			inFlightReadings[i] = await readInFlight(status);
 		}
 	}
+	const missing = new Set(unaccounted());
 	// A message seen in a status that is not in flight is no longer followed.
 	const settle = (record: IDataObject, status: string) => {
 		const id = Number(record.id);
@@ -199,10 +216,8 @@ async function pollOnce(
 				const status = String(record.status);
 				// What it says of the new messages and of the followed ones.
 				if (!(following.has(id) || (lookedAt !== undefined && id > lookedAt))) continue;
-				if (IN_FLIGHT.includes(status)) {
-					following.set(id, sentDayOf(record, today));
-					take(record, status);
-				} else settle(record, status);
+				if (IN_FLIGHT.includes(status)) follow(record, status);
+				else settle(record, status);
 			}
 			// Every message up to the newest it saw has been looked at, unless it stopped short.
 			if (reading.complete) {
@@ -220,6 +235,9 @@ async function pollOnce(
 		[...emitted].map(([status, ids]) => [status, encodeIds(ids, watch.startDay)]),
 	);
 	remembered.inFlight = encodeIds(following, watch.startDay);
+	const pending = [...following].filter(([id]) => lastSeenIn.get(id) === 'PENDING');
+	if (pending.length > 0) remembered.pending = encodeIds(new Map(pending), watch.startDay);
+	else delete remembered.pending;
 	remembered.top = top;
 	if (full) remembered.fullReadingAt = now;
 
