@@ -166,6 +166,24 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(smsQueries().map((q) => q.status)).not.toContain('FAILED');
 	});
 
+	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
+		const messages = sent(3);
+		const trigger = await activate({ statuses: ['SENT'] });
+		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
+		expect((await trigger.poll()).items).toBeNull();
+		// The in-flight lists only: nothing else to look for.
+		expect(
+			smsQueries()
+				.slice(-2)
+				.map((q) => q.status),
+		).toEqual(['PENDING', 'SENT']);
+		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
+			inFlight: Record<string, string>;
+		};
+		expect(Object.values(state.inFlight)).toEqual([messages[2].id.toString(36)]);
+	});
+
 	test('filters are sent with the API names and only matching messages are emitted', async () => {
 		const campaign = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
 		const [match] = sent(1, { campaignId: campaign, content: 'Order 77 shipped' });

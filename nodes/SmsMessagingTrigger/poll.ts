@@ -145,9 +145,12 @@ async function pollOnce(
 	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
-	// are read is in one of them, or in a list read after.
+	// are read is in one of them, or in a list read after. With no outcome status watched, what is
+	// in flight now is all there is to know.
 	const following = new Map(
-		[...decodeIds(remembered.inFlight)].filter(([, day]) => day >= watch.startDay),
+		outcomes.length === 0
+			? []
+			: [...decodeIds(remembered.inFlight)].filter(([, day]) => day >= watch.startDay),
 	);
 	// Where each followed message was last seen: PENDING, or else SENT.
 	const lastSeenIn = new Map<number, string>();
@@ -205,10 +208,8 @@ async function pollOnce(
 	// followed message still unaccounted for: it gives each message's status, and it does not
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
 	if (outcomes.length > 0) {
-		const downTo = Math.min(
-			lookedAt === undefined ? Infinity : lookedAt + 1,
-			...[...missing].filter((id) => following.has(id)),
-		);
+		let downTo = lookedAt === undefined ? Infinity : lookedAt + 1;
+		for (const id of missing) downTo = Math.min(downTo, id);
 		if (downTo !== Infinity) {
 			const reading = await readList(reader({}), { downTo });
 			for (const record of reading.records) {
