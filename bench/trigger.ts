@@ -91,6 +91,16 @@ async function main() {
 	settle(inFlight().slice(-20));
 	await measure(defaults, '20 recent messages delivered or failed', poll);
 	await measure(defaults, 'nothing changed', poll);
+	// A reading that misses: the SENT list answers a well-formed 200 with no records.
+	for (const count of [1, 2]) {
+		sim.inject({ path: '/sms', query: { status: 'SENT' }, empty: true, count });
+		settle(inFlight().slice(-20));
+		await measure(
+			defaults,
+			`SENT answers empty ${count === 1 ? 'once' : 'twice'}, 20 recent messages delivered or failed`,
+			poll,
+		);
+	}
 	settle(inFlight().slice(-100));
 	await measure(defaults, '100 recent messages delivered or failed', poll);
 	settle(inFlight().slice(0, 1));
@@ -146,13 +156,16 @@ ${table(defaults)}
 
 ${table(failedOnly)}
 
-- A poll first reads the list of every status ("any") down to the newest message already seen
-  (a full reading: only the newest message), then the in-flight lists whole (\`PENDING\`,
-  \`SENT\`; their pages overlap by 3 records, so a message leaving them while they are read moves
-  no other past a page), then, when messages left them, the watched lists newest first only down
-  to the oldest message that left.
-- The worst case is a message sent at the start of the window that leaves \`SENT\`: the watched
-  lists are read down to it, about what a full reading costs.
+- A poll reads the in-flight lists whole (\`PENDING\`, \`SENT\`; their pages overlap by 3
+  records, so a message leaving them while they are read moves no other past a page), then the
+  list of every status ("any") newest first down to the newest message already seen and to the
+  oldest followed message that left the in-flight lists. A full reading also reads the watched
+  lists whole (and, at the activation, first asks for the newest message only).
+- An in-flight list that answers empty while messages last seen in it are unaccounted for is asked
+  once more (one request); if it answers empty again, every message followed is looked for in the
+  list of every status, down to the oldest: about what a full reading costs.
+- The worst case is a message sent at the start of the window that leaves \`SENT\`: the list of
+  every status is read down to it, about what a full reading costs.
 - Static data: ${perMessage.toFixed(1)} bytes per message in the window, with the consecutive ids of
   this bench (ids as base-36 differences, by sent day; sparser ids, say other accounts' messages
   in between, take a few bytes more); it shrinks again once the window moves past the messages.

@@ -9,6 +9,7 @@ import { useSimulator } from './helpers/simulator';
 const ctx = useSimulator({ smsRecords: 0 });
 
 const MINUTE_MS = 60_000;
+const IN_FLIGHT = ['PENDING', 'SENT'];
 const HOUR_MS = 3_600_000;
 
 /** A message sent `hoursAgo` hours ago through the API, in `status`. */
@@ -110,7 +111,7 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect(emittedPairs(await trigger.poll())).toHaveLength(101);
 
 		// Page 2 gets a 503, and the newest message is delivered before it is asked again: this poll
-		// saw it SENT on page 1, so the next one finds that it left.
+		// saw it SENT on page 1, and then DELIVERED in the list of every status.
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
@@ -118,13 +119,14 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 			retryAfter: 0,
 			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
 		});
-		expect((await trigger.poll()).items).toBeNull();
 		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[100].id}:DELIVERED`]);
 		expect((await trigger.poll()).items).toBeNull();
 
 		// A page that fails for good fails the poll; the next one emits what changed, once.
 		ctx.sim.setSmsStatus(messages[99].id, 'DELIVERED');
-		ctx.sim.inject({ path: '/sms', query: { status: 'DELIVERED', page: '1' }, status: 500 });
+		// The list of every status (no status in the query; the simulator's JSDoc types it as a string).
+		const everyStatus = { status: undefined as unknown as string, page: '1' };
+		ctx.sim.inject({ path: '/sms', query: everyStatus, status: 500 });
 		const failed = await trigger.poll();
 		expect(failed.items).toBeNull();
 		expect(failed.error?.message).toBe('internal server error');
@@ -214,12 +216,12 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
 		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
-			[undefined, '1'],
 			['PENDING', '1'],
 			['SENT', '1'],
 			['DELIVERED', '1'],
 			['DELIVERED', '2'],
 			['FAILED', '1'],
+			[undefined, '1'],
 		]);
 		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		expect((await later(31 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
@@ -255,131 +257,277 @@ function seeded(seed: number) {
 	};
 }
 
-describe('SMS Messaging Trigger: many polls against a model', () => {
-	test.each([
-		[1, ['DELIVERED', 'FAILED']],
-		[2, ['FAILED']],
-		[3, ['SENT', 'DELIVERED']],
-		[4, ['PENDING', 'SENT', 'DELIVERED', 'FAILED']],
-	])(
-		'seed %i, watching %j: random changes, shifts, empty answers, failed pages and restarts; each message and status exactly once',
-		async (seed, statuses) => {
-			const random = seeded(seed);
-			const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
-			const parameters = { statuses };
-			// The window: messages sent over the last 36 hours, oldest first.
-			for (let i = 0; i < 300; i++) {
-				const roll = random();
-				const status =
-					roll < 0.6 ? 'DELIVERED' : roll < 0.7 ? 'FAILED' : roll < 0.95 ? 'SENT' : 'PENDING';
-				message(status, 36 - (36 * i) / 300);
-			}
-			let trigger: ActiveTrigger = await activate(parameters);
-			expect(trigger.atActivation.items).toBeNull();
+/** One history: what to watch, and whether n8n makes a new poll context for every poll. */
+interface History {
+	seed: number;
+	statuses: string[];
+	contextPerPoll: boolean;
+}
 
-			// The model: each message's statuses since the activation (not those it had then).
-			const atActivation = new Set(ctx.sim.sms.map((m) => `${m.id}:${m.status}`));
-			const gained = new Set<string>();
-			const emitted: string[] = [];
-			const setStatus = (id: number, status: string) => {
-				ctx.sim.setSmsStatus(id, status);
-				if (!atActivation.has(`${id}:${status}`)) gained.add(`${id}:${status}`);
-			};
-			/** One change, as the network and the sender make them. */
-			const change = () => {
-				const roll = random();
-				const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
-				if (roll < 0.2) {
-					const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
-					const { id } = message(status, 0);
-					gained.add(`${id}:${status}`);
-				} else if (roll < 0.3) {
-					const pending = inStatus('PENDING');
-					if (pending.length) setStatus(pick(pending).id, 'SENT');
-				} else if (roll < 0.95) {
-					// Most changes are recent messages being delivered.
-					const inFlight = inStatus('SENT').slice(-40);
-					if (inFlight.length)
-						setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
-				} else if (roll < 0.98) {
-					const delivered = inStatus('DELIVERED');
-					if (delivered.length) setStatus(pick(delivered).id, 'FAILED');
-				} else {
-					// A failed message sent again under the same id: FAILED must not come twice.
-					const failed = inStatus('FAILED');
-					if (failed.length) setStatus(pick(failed).id, 'SENT');
-				}
-			};
+/** 44 histories: the four watch sets, each with one context per activation and one per poll. */
+const HISTORIES: History[] = Array.from({ length: 44 }, (_, i) => ({
+	seed: i + 1,
+	statuses: [
+		['DELIVERED', 'FAILED'],
+		['FAILED'],
+		['SENT', 'DELIVERED'],
+		['PENDING', 'SENT', 'DELIVERED', 'FAILED'],
+	][i % 4],
+	contextPerPoll: Math.floor(i / 4) % 2 === 1,
+}));
 
-			for (let round = 0; round < 40; round++) {
-				const changes = Math.floor(random() * 6);
-				for (let i = 0; i < changes; i++) change();
-				// Things that happen while a poll reads the list.
-				const roll = random();
-				const skip = Math.floor(random() * 5);
-				if (roll < 0.3) {
-					const during = 1 + Math.floor(random() * 4);
-					ctx.sim.inject({
-						path: '/sms',
-						skip,
-						beforeAnswer: () => {
-							for (let i = 0; i < during; i++) change();
-						},
-					});
-				} else if (roll < 0.45) {
-					ctx.sim.inject({ path: '/sms', skip, empty: true, count: 1 + Math.floor(random() * 3) });
-				} else if (roll < 0.5) {
-					ctx.sim.inject({ path: '/sms', skip, status: 500 });
-				} else if (roll < 0.55) {
-					ctx.sim.inject({
-						path: '/sms',
-						skip,
-						status: 503,
-						retryAfter: 0,
-						beforeAnswer: () => change(),
-					});
-				}
-				const minutes = round * 3;
-				const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
-				emitted.push(...emittedPairs(outcome));
-				ctx.sim.faults = [];
-				if (round % 13 === 12) {
-					// n8n restarts: the same workflow, its static data as saved, polled by a new context.
-					trigger = await later(minutes * MINUTE_MS, async () =>
-						activateTrigger({
-							parameters,
-							credentials: ctx.credentials,
-							staticData: trigger.staticData,
-							activation: 'init',
-						}),
-					);
-					emitted.push(...emittedPairs(trigger.atActivation));
-				}
-			}
-			// A full reading, then one more poll, with nothing going wrong.
-			for (const minutes of [200, 201]) {
-				emitted.push(
-					...emittedPairs(await later(minutes * MINUTE_MS, async () => await trigger.poll())),
-				);
-			}
+/**
+ * Runs one random history: messages sent, delivered, failing, sent again; while polls read, the
+ * list changes, answers come back empty (a well-formed 200 with no records), pages fail (500) or
+ * are retried (503), and n8n restarts. Checked against a model of each message's statuses:
+ * nothing emitted twice, nothing emitted that did not happen, and after every clean poll (no
+ * fault, no change while it read) every status a message reached before it has been emitted;
+ * a move between two outcome statuses (DELIVERED to FAILED), which only a full reading sees, by
+ * the full reading at the end.
+ */
+async function runHistory({ seed, statuses, contextPerPoll }: History) {
+	const random = seeded(seed);
+	const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+	const parameters = { statuses };
+	// The window: messages sent over the last 36 hours, oldest first.
+	for (let i = 0; i < 150; i++) {
+		const roll = random();
+		const status =
+			roll < 0.6 ? 'DELIVERED' : roll < 0.7 ? 'FAILED' : roll < 0.95 ? 'SENT' : 'PENDING';
+		message(status, 36 - (36 * i) / 150);
+	}
+	let trigger: ActiveTrigger = await activateTrigger({
+		parameters,
+		credentials: ctx.credentials,
+		contextPerPoll,
+	});
+	expect(trigger.atActivation.items).toBeNull();
 
-			// Exactly once: never twice, only statuses gained since the activation and watched, and
-			// every message now in a watched status it gained has been emitted in it.
-			const counts = new Map<string, number>();
-			for (const pair of emitted) counts.set(pair, (counts.get(pair) ?? 0) + 1);
-			expect([...counts].filter(([, count]) => count > 1)).toEqual([]);
-			for (const pair of emitted) {
-				expect(gained).toContain(pair);
-				expect(statuses).toContain(pair.split(':')[1]);
-			}
-			const due = ctx.sim.sms
-				.map((m) => `${m.id}:${m.status}`)
-				.filter((pair) => gained.has(pair) && statuses.includes(pair.split(':')[1]));
-			expect(due.filter((pair) => !counts.has(pair))).toEqual([]);
-			expect(due.length).toBeGreaterThan(10);
-		},
-		120_000,
+	// The model: each message's statuses since the activation (not those it had then).
+	const atActivation = new Set(ctx.sim.sms.map((m) => `${m.id}:${m.status}`));
+	const gained = new Set<string>();
+	/**
+	 * Outcome statuses reached from another outcome status, as the trigger can see it: DELIVERED to
+	 * FAILED, or a failed message sent again and delivered before any clean poll saw it in flight.
+	 * Only a full reading sees those.
+	 */
+	const movedBetweenOutcomes = new Set<string>();
+	/** Messages in an outcome status since the last clean poll that could see them in flight. */
+	const outcomeSinceSeen = new Set(
+		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
 	);
+	const emitted: string[] = [];
+	const problems: string[] = [];
+	const setStatus = (id: number, status: string) => {
+		ctx.sim.setSmsStatus(id, status);
+		if (!atActivation.has(`${id}:${status}`)) gained.add(`${id}:${status}`);
+		if (IN_FLIGHT.includes(status)) return;
+		if (outcomeSinceSeen.has(id)) movedBetweenOutcomes.add(`${id}:${status}`);
+		outcomeSinceSeen.add(id);
+	};
+	/** One change, as the network and the sender make them. */
+	const change = () => {
+		const roll = random();
+		const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
+		if (roll < 0.2) {
+			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
+			const { id } = message(status, 0);
+			gained.add(`${id}:${status}`);
+			if (!IN_FLIGHT.includes(status)) outcomeSinceSeen.add(id);
+		} else if (roll < 0.3) {
+			const pending = inStatus('PENDING');
+			if (pending.length) setStatus(pick(pending).id, 'SENT');
+		} else if (roll < 0.95) {
+			// Most changes are recent messages being delivered.
+			const inFlight = inStatus('SENT').slice(-40);
+			if (inFlight.length) setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+		} else if (roll < 0.98) {
+			const delivered = inStatus('DELIVERED');
+			if (delivered.length) setStatus(pick(delivered).id, 'FAILED');
+		} else {
+			// A failed message sent again under the same id: FAILED must not come twice.
+			const failed = inStatus('FAILED');
+			if (failed.length) setStatus(pick(failed).id, 'SENT');
+		}
+	};
+	/** What is due: every watched status a message is in now and reached since the activation. */
+	const due = () =>
+		ctx.sim.sms
+			.map((m) => `${m.id}:${m.status}`)
+			.filter((pair) => gained.has(pair) && statuses.includes(pair.split(':')[1]));
+
+	let minutes = 0;
+	for (let round = 0; round < 30; round++) {
+		const changes = Math.floor(random() * 6);
+		for (let i = 0; i < changes; i++) change();
+		// Things that happen while a poll reads the list.
+		const roll = random();
+		const skip = Math.floor(random() * 5);
+		if (roll < 0.3) {
+			const during = 1 + Math.floor(random() * 4);
+			ctx.sim.inject({
+				path: '/sms',
+				skip,
+				beforeAnswer: () => {
+					for (let i = 0; i < during; i++) change();
+				},
+			});
+		} else if (roll < 0.5) {
+			ctx.sim.inject({ path: '/sms', skip, empty: true, count: 1 + Math.floor(random() * 3) });
+		} else if (roll < 0.55) {
+			ctx.sim.inject({ path: '/sms', skip, status: 500 });
+		} else if (roll < 0.6) {
+			ctx.sim.inject({
+				path: '/sms',
+				skip,
+				status: 503,
+				retryAfter: 0,
+				beforeAnswer: () => change(),
+			});
+		}
+		const clean = ctx.sim.faults.length === 0;
+		// A clean poll sees every message in flight, and follows it from then on.
+		if (clean) {
+			for (const m of ctx.sim.sms) if (IN_FLIGHT.includes(m.status)) outcomeSinceSeen.delete(m.id);
+		}
+		minutes += 3;
+		const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
+		emitted.push(...emittedPairs(outcome));
+		ctx.sim.faults = [];
+		if (clean) {
+			const missed = due().filter(
+				(pair) => !movedBetweenOutcomes.has(pair) && !emitted.includes(pair),
+			);
+			if (missed.length)
+				problems.push(`after the clean poll of round ${round}: ${missed.join(' ')} not emitted`);
+		}
+		if (round % 13 === 12) {
+			// n8n restarts: the same workflow, its static data as saved, polled by a new context.
+			trigger = await later(minutes * MINUTE_MS, async () =>
+				activateTrigger({
+					parameters,
+					credentials: ctx.credentials,
+					staticData: trigger.staticData,
+					activation: 'init',
+					contextPerPoll,
+				}),
+			);
+			emitted.push(...emittedPairs(trigger.atActivation));
+		}
+	}
+	// A full reading, then one more poll, with nothing going wrong.
+	for (const after of [16, 17]) {
+		emitted.push(
+			...emittedPairs(await later((minutes + after) * MINUTE_MS, async () => await trigger.poll())),
+		);
+	}
+
+	// Exactly once: never twice, only statuses gained since the activation and watched, and
+	// every message now in a watched status it gained has been emitted in it.
+	const counts = new Map<string, number>();
+	for (const pair of emitted) counts.set(pair, (counts.get(pair) ?? 0) + 1);
+	for (const [pair, count] of counts)
+		if (count > 1) problems.push(`${pair} emitted ${count} times`);
+	for (const pair of emitted) {
+		if (!gained.has(pair) || !statuses.includes(pair.split(':')[1])) {
+			problems.push(`${pair} emitted, never reached since the activation or not watched`);
+		}
+	}
+	for (const pair of due()) if (!counts.has(pair)) problems.push(`${pair} never emitted`);
+	return { problems, due: due().length };
+}
+
+describe('SMS Messaging Trigger: random histories against a model', () => {
+	test.each(HISTORIES)(
+		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
+		async (history) => {
+			const { problems, due } = await runHistory(history);
+			expect(problems).toEqual([]);
+			expect(due).toBeGreaterThan(5);
+		},
+		60_000,
+	);
+});
+
+describe('SMS Messaging Trigger: a reading that misses a followed message', () => {
+	test.each([
+		['the SENT list', { query: { status: 'SENT' } }],
+		['every list', { count: Infinity }],
+	])(
+		'%s answers empty (a 200 with no records) once: the message delivered after it comes with the next poll',
+		async (_, fault) => {
+			const messages = Array.from({ length: 5 }, () => message('SENT'));
+			for (let i = 0; i < 200; i++) message('DELIVERED');
+			const trigger = await activate();
+			ctx.sim.inject({ path: '/sms', empty: true, ...fault });
+			expect((await trigger.poll()).items).toBeNull();
+			ctx.sim.faults = [];
+			// The messages are still followed, whatever that reading showed.
+			ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+			ctx.sim.requests = [];
+			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:DELIVERED`]);
+			// PENDING, SENT, then the list of every status down to the message: 3 pages.
+			expect(listRequests().map((r) => r.query.status ?? 'every status')).toEqual([
+				'PENDING',
+				'SENT',
+				'every status',
+				'every status',
+				'every status',
+			]);
+			expect((await trigger.poll()).items).toBeNull();
+			expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		},
+	);
+
+	test.each([
+		[1, 'asked once more, it answers: every status down to the message that left', 1 + 3],
+		[2, 'empty again: every status down to the oldest message followed', 3 + 4],
+	])(
+		'the SENT list answers empty %i time(s) while a followed message fails: %s',
+		async (count, _, requests) => {
+			// The oldest message followed sits below 300 others; the newer ones near the top.
+			const messages = [message('SENT', 2)];
+			for (let i = 0; i < 300; i++) message('DELIVERED');
+			for (let i = 0; i < 4; i++) messages.push(message('SENT'));
+			const trigger = await activate({ statuses: ['FAILED'] });
+			ctx.sim.inject({
+				path: '/sms',
+				query: { status: 'SENT' },
+				empty: true,
+				count,
+				beforeAnswer: () => ctx.sim.setSmsStatus(messages[2].id, 'FAILED'),
+			});
+			ctx.sim.requests = [];
+			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
+			// PENDING and SENT (and SENT again), then pages of the list of every status.
+			expect(listRequests()).toHaveLength(requests);
+			// The others are still followed.
+			ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');
+			ctx.sim.setSmsStatus(messages[0].id, 'FAILED');
+			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:FAILED`]);
+			expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		},
+	);
+
+	test('a followed message is forgotten only when the day it was sent leaves the window', async () => {
+		// Sent 40 hours ago: in the window (Lookback Days 2) for at least 8 more hours.
+		const old = message('SENT', 40);
+		const trigger = await activate({ statuses: ['FAILED'] });
+		// Every list answers empty for three polls: the message stays followed.
+		ctx.sim.inject({ path: '/sms', empty: true, count: Infinity });
+		for (let i = 1; i <= 3; i++) {
+			expect((await later(i * 3 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		}
+		ctx.sim.faults = [];
+		const state = () =>
+			trigger.staticData['node:SMS Messaging Trigger'] as { inFlight: Record<string, string> };
+		expect(Object.values(state().inFlight)).toEqual([old.id.toString(36)]);
+		ctx.sim.setSmsStatus(old.id, 'FAILED');
+		expect(emittedPairs(await later(12 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
+			`${old.id}:FAILED`,
+		]);
+		expect(state().inFlight).toEqual({});
+	});
 });
 
 describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
@@ -420,14 +568,13 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(93);
 	});
 
-	test('the worst case: the oldest message in flight changes, and the watched lists are read down to it', async () => {
+	test('the worst case: the oldest message in flight changes, and the list of every status is read down to it', async () => {
 		const stillSent = buildWindow();
 		const trigger = await activate();
 		ctx.sim.setSmsStatus(stillSent[0].id, 'DELIVERED');
 		ctx.sim.requests = [];
 		expect(emittedPairs(await trigger.poll())).toEqual([`${stillSent[0].id}:DELIVERED`]);
-		// Every status 1, PENDING 1 and SENT 5, then DELIVERED and FAILED to the bottom of the
-		// window: 93 and 4.
-		expect(listRequests()).toHaveLength(104);
+		// PENDING 1 and SENT 5, then the list of every status to the bottom of the window: 100.
+		expect(listRequests()).toHaveLength(106);
 	});
 });

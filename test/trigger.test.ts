@@ -36,6 +36,19 @@ const smsQueries = () => ctx.sim.requests.filter((r) => r.path === '/sms').map((
 const ids = (items: Array<{ json: Record<string, unknown> }> | null) =>
 	(items ?? []).map((item) => item.json.id);
 
+const MINUTE_MS = 60_000;
+
+/** Runs `run` with Date.now `ms` later, as if that much time had passed. */
+async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
+	const now = Date.now();
+	const clock = jest.spyOn(Date, 'now').mockReturnValue(now + ms);
+	try {
+		return await run();
+	} finally {
+		clock.mockRestore();
+	}
+}
+
 describe('SMS Messaging Trigger: what a poll emits', () => {
 	test('the first poll after activation emits nothing and remembers ids and statuses only', async () => {
 		const [delivered, failed, sentStill] = sent(3);
@@ -60,7 +73,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
 		// Ids (base 36) by the day their message was sent: what was emitted per status, what is in
-		// flight, the newest id looked at, and when the window was last read whole.
+		// flight, the newest id looked at, and when the window was last read whole; and when n8n
+		// last polled (to tell a new activation from a later poll).
 		const day = utcDay(1 / 24);
 		expect(trigger.staticData).toEqual({
 			'node:SMS Messaging Trigger': {
@@ -72,6 +86,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 				inFlight: { [day]: sentStill.id.toString(36) },
 				top: sentStill.id,
 				fullReadingAt: expect.any(Number),
+				polledAt: expect.any(Number),
 			},
 		});
 	});
@@ -92,14 +107,17 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// Each poll first reads the list of every status (no status filter) down to the newest
-		// message known (the activation: only the newest message), then the in-flight lists
-		// (PENDING, SENT); the activation reads the watched lists whole, and a poll after which
-		// messages left the in-flight lists reads them down to the oldest that left.
-		const inFlight = [undefined, 'PENDING', 'SENT'];
-		const left = [...inFlight, 'DELIVERED', 'FAILED'];
+		// The activation reads the newest message of every status (how far it looks), the in-flight
+		// lists and the watched ones whole. Each later poll reads the in-flight lists (PENDING, SENT),
+		// then the list of every status (no status filter) down to the newest message known and to
+		// the oldest that left the in-flight lists. An in-flight list that answers empty while a
+		// message last seen in it is unaccounted for is asked once more (the third poll: c left
+		// SENT, the last message in it).
+		const poll = ['PENDING', 'SENT', undefined];
+		const askedAgain = ['PENDING', 'SENT', 'SENT', undefined];
+		const activation = [undefined, 'PENDING', 'SENT', 'DELIVERED', 'FAILED'];
 		expect(smsQueries().map((q) => q.status)).toEqual(
-			[left, left, inFlight, left, inFlight].flat(),
+			[activation, poll, poll, askedAgain, poll].flat(),
 		);
 	});
 
@@ -113,12 +131,13 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 		expect(new Set(ids(items)).size).toBe(150);
 		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
+		// SENT is empty now, and asked once more before it is taken for empty.
 		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
-			[undefined, '1', '100'],
 			['PENDING', '1', '100'],
 			['SENT', '1', '100'],
-			['FAILED', '1', '100'],
-			['FAILED', '2', '100'],
+			['SENT', '1', '100'],
+			[undefined, '1', '100'],
+			[undefined, '2', '100'],
 		]);
 		expect((await trigger.poll()).items).toBeNull();
 	});
@@ -145,6 +164,24 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
 		expect(smsQueries().map((q) => q.status)).not.toContain('FAILED');
+	});
+
+	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
+		const messages = sent(3);
+		const trigger = await activate({ statuses: ['SENT'] });
+		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
+		expect((await trigger.poll()).items).toBeNull();
+		// The in-flight lists only: nothing else to look for.
+		expect(
+			smsQueries()
+				.slice(-2)
+				.map((q) => q.status),
+		).toEqual(['PENDING', 'SENT']);
+		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
+			inFlight: Record<string, string>;
+		};
+		expect(Object.values(state.inFlight)).toEqual([messages[2].id.toString(36)]);
 	});
 
 	test('filters are sent with the API names and only matching messages are emitted', async () => {
@@ -207,13 +244,72 @@ describe('SMS Messaging Trigger: activation', () => {
 		const first = await activate();
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 
-		const again = await activateTrigger({
+		// Off for more than an hour (and than twice the longest gap Poll Times leave, plus 5
+		// minutes): a poll in `activate` mode is then the first of a new activation.
+		const again = await later(61 * MINUTE_MS, async () =>
+			activateTrigger({
+				parameters: {},
+				credentials: ctx.credentials,
+				staticData: first.staticData,
+			}),
+		);
+		expect(again.atActivation.items).toBeNull();
+		expect((await later(62 * MINUTE_MS, async () => await again.poll())).items).toBeNull();
+	});
+
+	test('turned off and on again within the hour, it goes on where it stopped', async () => {
+		const [message] = sent(1);
+		const first = await activate();
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		const again = await later(59 * MINUTE_MS, async () =>
+			activateTrigger({
+				parameters: {},
+				credentials: ctx.credentials,
+				staticData: first.staticData,
+			}),
+		);
+		expect(ids(again.atActivation.items)).toEqual([message.id]);
+	});
+
+	test.each([
+		['every hour', { item: [{ mode: 'everyHour', minute: 5 }] }, 120 * MINUTE_MS],
+		[
+			'every 10 minutes',
+			{ item: [{ mode: 'everyX', value: 10, unit: 'minutes' }] },
+			120 * MINUTE_MS,
+		],
+		['every day', { item: [{ mode: 'everyDay', hour: 9, minute: 0 }] }, 1440 * MINUTE_MS],
+		[
+			'a cron expression',
+			{ item: [{ mode: 'custom', cronExpression: '0 0 * * 1' }] },
+			7 * 1440 * MINUTE_MS,
+		],
+	])(
+		'Poll Times %s: a poll that comes after the longest gap they leave still emits',
+		async (_, pollTimes, gap) => {
+			const [message] = sent(1);
+			const trigger = await activate({ pollTimes, options: { lookbackDays: 10 } });
+			ctx.sim.setSmsStatus(message.id, 'FAILED');
+			expect(ids((await later(gap, async () => await trigger.poll())).items)).toEqual([message.id]);
+		},
+	);
+
+	test("with a new poll context per poll (as n8n's durable poll scheduler makes them), only the first poll records", async () => {
+		const [a, b] = sent(2);
+		const trigger = await activateTrigger({
 			parameters: {},
 			credentials: ctx.credentials,
-			staticData: first.staticData,
+			contextPerPoll: true,
 		});
-		expect(again.atActivation.items).toBeNull();
-		expect((await again.poll()).items).toBeNull();
+		expect(trigger.atActivation.items).toBeNull();
+		ctx.sim.setSmsStatus(a.id, 'FAILED');
+		ctx.sim.requests = [];
+		expect(ids((await trigger.poll()).items)).toEqual([a.id]);
+		// Not a full reading: the in-flight lists and one page of every status.
+		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined]);
+		ctx.sim.setSmsStatus(b.id, 'DELIVERED');
+		expect(ids((await trigger.poll()).items)).toEqual([b.id]);
+		expect((await trigger.poll()).items).toBeNull();
 	});
 
 	test('when n8n restarts, the first poll emits what changed while it was down', async () => {
@@ -272,14 +368,47 @@ describe('SMS Messaging Trigger: activation', () => {
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
-	test('a poll due while the last one still runs is skipped, so nothing is emitted twice', async () => {
+	test.each([false, true])(
+		'a poll due while the last one still runs is skipped, so nothing is emitted twice (a context per poll: %s)',
+		async (contextPerPoll) => {
+			const [message] = sent(1);
+			const trigger = await activateTrigger({
+				parameters: { statuses: ['FAILED'] },
+				credentials: ctx.credentials,
+				contextPerPoll,
+			});
+			ctx.sim.setSmsStatus(message.id, 'FAILED');
+			ctx.sim.inject({ path: '/sms', delayMs: 300 });
+			const [slow, due] = await Promise.all([trigger.poll(), trigger.poll()]);
+			expect(ids(slow.items)).toEqual([message.id]);
+			expect(due.items).toBeNull();
+			expect(trigger.staticData['node:SMS Messaging Trigger']).not.toHaveProperty('lease');
+		},
+	);
+
+	test('a poll that died holding the trigger holds it 10 minutes after its last request, no longer', async () => {
 		const [message] = sent(1);
-		const trigger = await activate({ statuses: ['FAILED'] });
+		const first = await activate({ statuses: ['FAILED'] });
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
-		ctx.sim.inject({ path: '/sms', delayMs: 300 });
-		const [slow, due] = await Promise.all([trigger.poll(), trigger.poll()]);
-		expect(ids(slow.items)).toEqual([message.id]);
-		expect(due.items).toBeNull();
+		// Saved while a poll held the trigger, and that poll never ended (n8n stopped).
+		const state = first.staticData['node:SMS Messaging Trigger'] as Record<string, unknown>;
+		const staticData = {
+			'node:SMS Messaging Trigger': { ...state, lease: { holder: 'gone', at: Date.now() } },
+		};
+		const restarted = await activateTrigger({
+			parameters: { statuses: ['FAILED'] },
+			credentials: ctx.credentials,
+			staticData,
+			activation: 'init',
+		});
+		expect(restarted.atActivation.items).toBeNull();
+		// Only the first activation's requests (the newest message, PENDING, SENT, FAILED).
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(4);
+		ctx.sim.requests = [];
+		expect((await later(9 * MINUTE_MS, async () => await restarted.poll())).items).toBeNull();
+		expect(ctx.sim.requests).toHaveLength(0);
+		const taken = await later(10 * MINUTE_MS, async () => await restarted.poll());
+		expect(ids(taken.items)).toEqual([message.id]);
 	});
 
 	test('a message missed by a reading (the list shifted between two pages) is not taken for new later', async () => {
@@ -363,7 +492,8 @@ describe('SMS Messaging Trigger: errors', () => {
 		ctx.sim.requests = [];
 
 		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
-		// Every status (503, then again), PENDING, SENT, FAILED down to the message that left SENT.
+		// PENDING (503, then again), SENT (empty, so asked once more), every status down to the
+		// message that left SENT.
 		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200, 200]);
 	});
 

@@ -28,6 +28,12 @@ export interface Reading {
 	 * this id was not in the list when that page was read, unless the reading found it.
 	 */
 	covers(id: number): boolean;
+	/**
+	 * Whether the reading saw every record from its newest down to `downTo`: it reached `downTo`, or
+	 * the list ended on a page with records. An empty page proves nothing (a lagging replica answers
+	 * an empty 200), so a reading that ends on one is not complete.
+	 */
+	complete: boolean;
 }
 
 /**
@@ -44,6 +50,7 @@ export async function readList(
 	const covered: Array<[number, number]> = [];
 	let position = 0;
 	let lowest = Infinity;
+	let complete = false;
 	for (;;) {
 		const { page, size } = nextPage(position, overlap);
 		const data = await read(page, size);
@@ -66,10 +73,14 @@ export async function readList(
 		for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
 		lowest = Math.min(lowest, ...ids);
 		position = page * size;
-		if (ended || lowest <= downTo) break;
+		if (ended || lowest <= downTo) {
+			complete = true;
+			break;
+		}
 	}
 	return {
 		records: [...records.values()],
 		covers: (id) => covered.some(([low, high]) => id >= low && id <= high),
+		complete,
 	};
 }

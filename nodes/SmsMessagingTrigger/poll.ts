@@ -1,10 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
 
-import { firstPollOfActivation, unlessPollInFlight } from '../shared/n8nInternals';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { readList, type Reading } from './listReading';
+import { startsActivation, withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type Ids, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
 
@@ -23,16 +23,19 @@ const IN_FLIGHT_OVERLAP = 3;
 
 /**
  * What the trigger remembers between polls, in the workflow's static data. Every set is kept by
- * the day its messages were sent and forgotten only when that day leaves the window: never
- * because a reading of the list missed a message.
+ * the day its messages were sent and forgotten only when that day leaves the window, or (for the
+ * messages followed) when a reading sees the message in its next status: never because a reading
+ * of the list missed a message.
  */
-interface Remembered {
+interface Remembered extends PollSession {
 	scope?: string;
 	/** Per watched status, the messages emitted in it (or recorded by a poll that emits nothing). */
 	emitted?: Record<string, StoredIds>;
-	/** The messages in flight (PENDING or SENT) at the last poll. */
+	/** The messages followed: last seen in flight (PENDING or SENT). */
 	inFlight?: StoredIds;
-	/** Every message up to this id has been looked at in the watched outcome statuses. */
+	/** Those of them last seen PENDING (absent when none). */
+	pending?: StoredIds;
+	/** Every message up to this id has been looked at in the list of every status. */
 	top?: number;
 	/** When the last full reading of the window started (ms since the epoch). */
 	fullReadingAt?: number;
@@ -52,49 +55,57 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 		again: 'the next poll tries again',
 		namePage: true,
 	});
-	const reader = (query: IDataObject) => async (page: number, size: number) =>
-		await readPage({ ...watch.query, ...query, page, records: size });
 
 	if (this.getMode() === 'manual') {
 		let newest: IDataObject | undefined;
 		for (const status of watch.statuses) {
-			const [latest] = (await reader({ status })(1, 1)).content as IDataObject[];
+			const query = { ...watch.query, status, page: 1, records: 1 };
+			const [latest] = (await readPage(query)).content as IDataObject[];
 			if (latest && (!newest || Number(latest.id) > Number(newest.id))) newest = latest;
 		}
 		return newest ? [[{ json: newest }]] : null;
 	}
 
-	// n8n starts the next poll on time even while one is still running (a long window, a 429):
-	// two polls at once would both emit what is new, so the later one is skipped.
-	return await unlessPollInFlight(this, async () => await pollOnce.call(this, watch, reader));
+	const remembered = this.getWorkflowStaticData('node') as Remembered;
+	const now = Date.now();
+	// A new activation by a user records what exists and emits nothing, so that turning the
+	// workflow on never replays history: forgetting the scope makes every status record until a
+	// poll completes (also when this one fails or is skipped).
+	if (startsActivation(this, remembered, now)) delete remembered.scope;
+	remembered.polledAt = now;
+
+	return await withLease(remembered, async (renew, stillHeld) => {
+		const reader = (query: IDataObject) => async (page: number, size: number) => {
+			renew();
+			return await readPage({ ...watch.query, ...query, page, records: size });
+		};
+		return await pollOnce.call(this, watch, reader, remembered, stillHeld);
+	});
 }
 
 /**
- * What a poll reads: first the list of every status down to the newest message already looked at
- * (the new messages, whatever their status); then the in-flight lists (PENDING, SENT) whole, which
- * tells which messages left them; then, when any did, the watched outcome lists (DELIVERED,
- * FAILED) newest first down to the oldest message that left. Every Full Reading minutes, and
- * whenever a status starts to be watched, the watched lists are read whole instead (the first
- * reading then asks only for the newest message): that catches what the cheaper polls cannot see
- * (a message moving between two outcome statuses, one a reading missed).
+ * What a poll reads: first the in-flight lists (PENDING, SENT) whole, which tells which messages
+ * the trigger follows left them; then the list of every status, newest first, down to the newest
+ * message already looked at (the new messages, whatever their status) or, when a followed message
+ * was not in the in-flight lists, down to it, to see its status. Every Full Reading minutes, and
+ * whenever a status starts to be watched, the watched outcome lists (DELIVERED, FAILED) are read
+ * whole before the list of every status: that catches what the cheaper polls cannot see (a
+ * message moving between two outcome statuses).
  *
- * The first reading fixes how far this poll looked: a message sent while the others are read is
- * newer than anything it saw, so the next poll's first reading sees it, whichever reading of this
- * poll it escaped.
+ * A followed message stops being followed only when a reading sees it in another status, or when
+ * the day it was sent leaves the window: a reading that misses it (an empty answer, a page that
+ * shifted) leaves it followed, and the next poll looks for it again.
  */
 async function pollOnce(
 	this: IPollFunctions,
 	watch: Watch,
 	reader: (query: IDataObject) => (page: number, size: number) => Promise<JsonObject>,
+	remembered: Remembered,
+	stillHeld: () => boolean,
 ): Promise<INodeExecutionData[][] | null> {
-	const remembered = this.getWorkflowStaticData('node') as Remembered;
 	const now = Date.now();
 	const today = utcDay(now);
-	// n8n polls once when the workflow is activated: that poll records what exists and emits
-	// nothing, also after a deactivation, so that turning the workflow on never replays history.
-	const activated =
-		firstPollOfActivation(this) && ['activate', 'create'].includes(this.getActivationMode());
-	const recordOnly = activated || remembered.scope !== watch.scope;
+	const recordOnly = remembered.scope !== watch.scope;
 
 	// What was emitted stays remembered through re-activations and filter changes: a message is
 	// never emitted twice in one status while it is in the window.
@@ -105,7 +116,6 @@ async function pollOnce(
 		emitted.set(status, decodeIds(known));
 		if (recordOnly || !known) recording.add(status);
 	}
-	const wasInFlight = decodeIds(remembered.inFlight);
 	const outcomes = watch.statuses.filter((status) => !IN_FLIGHT.includes(status));
 	const full =
 		recording.size > 0 ||
@@ -115,7 +125,6 @@ async function pollOnce(
 		!(now - remembered.fullReadingAt < watch.fullReadingMs && now >= remembered.fullReadingAt);
 
 	const found: IDataObject[] = [];
-	const lookedAt = remembered.top ?? 0;
 	const take = (record: IDataObject, status: string) => {
 		const id = Number(record.id);
 		const ids = emitted.get(status);
@@ -126,67 +135,110 @@ async function pollOnce(
 		if (!recording.has(status)) found.push(record);
 	};
 
-	// Every status down to the newest message already looked at (only the newest message when the
-	// watched lists are read whole below): `top` becomes the newest message it saw. A new message
-	// in an outcome status is taken; one in flight is followed from now on, unless an outcome
-	// reading below finds it there.
-	let top = lookedAt;
-	const newInFlight: Ids = new Map();
-	if (outcomes.length > 0) {
-		const reading = full
-			? { records: (await reader({})(1, 1)).content as IDataObject[] }
-			: await readList(reader({}), { downTo: lookedAt + 1 });
-		for (const record of reading.records) {
-			const id = Number(record.id);
-			top = Math.max(top, id);
-			const status = String(record.status);
-			if (full) continue;
-			if (outcomes.includes(status)) take(record, status);
-			else if (IN_FLIGHT.includes(status)) newInFlight.set(id, sentDayOf(record, today));
-		}
+	// Nothing looked at yet: the newest message fixes how far this poll looks, as the full reading
+	// below reads every list whole.
+	const lookedAt = remembered.top;
+	let top = lookedAt ?? 0;
+	if (outcomes.length > 0 && lookedAt === undefined) {
+		const [newest] = (await reader({})(1, 1)).content as IDataObject[];
+		if (newest) top = Number(newest.id);
 	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
-	// are read is in one of them, or already in an outcome list, read after.
-	const inFlight: Ids = new Map();
-	const inFlightReadings: Reading[] = [];
-	for (const status of IN_FLIGHT) {
+	// are read is in one of them, or in a list read after. With no outcome status watched, what is
+	// in flight now is all there is to know.
+	const following = new Map(
+		outcomes.length === 0
+			? []
+			: [...decodeIds(remembered.inFlight)].filter(([, day]) => day >= watch.startDay),
+	);
+	// Where each followed message was last seen: PENDING, or else SENT.
+	const lastSeenIn = new Map<number, string>();
+	for (const id of decodeIds(remembered.pending).keys()) lastSeenIn.set(id, 'PENDING');
+	const follow = (record: IDataObject, status: string) => {
+		following.set(Number(record.id), sentDayOf(record, today));
+		lastSeenIn.set(Number(record.id), status);
+		take(record, status);
+	};
+	const seenInFlight = new Set<number>();
+	const readInFlight = async (status: string) => {
 		const reading = await readList(reader({ status }), { overlap: IN_FLIGHT_OVERLAP });
-		inFlightReadings.push(reading);
 		for (const record of reading.records) {
-			inFlight.set(Number(record.id), sentDayOf(record, today));
-			take(record, status);
+			follow(record, status);
+			seenInFlight.add(Number(record.id));
+		}
+		return reading;
+	};
+	const inFlightReadings: Reading[] = [];
+	for (const status of IN_FLIGHT) inFlightReadings.push(await readInFlight(status));
+	// Followed and not in the in-flight lists where a page of each looked: the message moved on (or
+	// the reading missed it), and the list of every status says where it is. One whose place no page
+	// covered (the list moved more than the pages overlap) is looked for again by the next poll.
+	const unaccounted = () =>
+		[...following.keys()].filter(
+			(id) => !seenInFlight.has(id) && inFlightReadings.every((reading) => reading.covers(id)),
+		);
+	// An in-flight list that answered nothing while messages last seen in it are unaccounted for is
+	// asked once more: an empty answer may be a hiccup (a lagging replica), and taken for the truth
+	// it would send the list of every status down to the oldest of them.
+	const lastIn = new Set(unaccounted().map((id) => lastSeenIn.get(id) ?? 'SENT'));
+	for (const [i, status] of IN_FLIGHT.entries()) {
+		if (inFlightReadings[i].records.length === 0 && lastIn.has(status)) {
+			inFlightReadings[i] = await readInFlight(status);
 		}
 	}
-	// Left: no longer in flight where a page of each in-flight list looked. A message whose place
-	// no page covered (the list moved more than the pages overlap) is still followed.
-	const left: number[] = [];
-	for (const [id, day] of wasInFlight) {
-		if (inFlight.has(id) || day < watch.startDay) continue;
-		if (inFlightReadings.every((reading) => reading.covers(id))) left.push(id);
-		else inFlight.set(id, day);
-	}
+	const missing = new Set(unaccounted());
+	// A message seen in a status that is not in flight is no longer followed.
+	const settle = (record: IDataObject, status: string) => {
+		const id = Number(record.id);
+		take(record, status);
+		following.delete(id);
+		missing.delete(id);
+	};
 
-	if (outcomes.length > 0 && (full || left.length > 0)) {
-		const downTo = full ? -Infinity : left.reduce((low, id) => Math.min(low, id), lookedAt + 1);
+	if (outcomes.length > 0 && full) {
 		for (const status of outcomes) {
-			const reading = await readList(reader({ status }), { downTo });
-			for (const record of reading.records) {
-				newInFlight.delete(Number(record.id));
-				take(record, status);
+			for (const record of (await readList(reader({ status }), {})).records) {
+				settle(record, status);
 			}
 		}
 	}
-	for (const [id, day] of newInFlight) inFlight.set(id, day);
 
+	// The list of every status down to the newest message already looked at, and to the oldest
+	// followed message still unaccounted for: it gives each message's status, and it does not
+	// shift while it is read (new messages only push it down, so a page may repeat a record).
+	if (outcomes.length > 0) {
+		let downTo = lookedAt === undefined ? Infinity : lookedAt + 1;
+		for (const id of missing) downTo = Math.min(downTo, id);
+		if (downTo !== Infinity) {
+			const reading = await readList(reader({}), { downTo });
+			for (const record of reading.records) {
+				const id = Number(record.id);
+				const status = String(record.status);
+				// What it says of the new messages and of the followed ones.
+				if (!(following.has(id) || (lookedAt !== undefined && id > lookedAt))) continue;
+				if (IN_FLIGHT.includes(status)) follow(record, status);
+				else settle(record, status);
+			}
+			// Every message up to the newest it saw has been looked at, unless it stopped short.
+			if (reading.complete) {
+				for (const record of reading.records) top = Math.max(top, Number(record.id));
+			}
+		}
+	}
+
+	// A poll that held the trigger too long (LEASE_MS) and was taken over leaves the state to the
+	// poll that took over, and emits nothing: that poll reads again what this one read.
+	if (!stillHeld()) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	remembered.scope = watch.scope;
 	remembered.emitted = Object.fromEntries(
 		[...emitted].map(([status, ids]) => [status, encodeIds(ids, watch.startDay)]),
 	);
-	remembered.inFlight = encodeIds(inFlight, watch.startDay);
-	// Every message up to `top` has now been looked at: in the list of every status (or, for a full
-	// reading, in the in-flight and outcome lists read whole), and is emitted or followed.
+	remembered.inFlight = encodeIds(following, watch.startDay);
+	const pending = [...following].filter(([id]) => lastSeenIn.get(id) === 'PENDING');
+	if (pending.length > 0) remembered.pending = encodeIds(new Map(pending), watch.startDay);
+	else delete remembered.pending;
 	remembered.top = top;
 	if (full) remembered.fullReadingAt = now;
 

@@ -46,32 +46,12 @@ export function unsignedResumeUrl(context: IExecuteFunctions): string {
 	return `${resumeUrl}/${encodeURIComponent(context.getNode().id)}`;
 }
 
-/** Poll contexts that have polled: n8n keeps one per activation and polls through it. */
-const polledContexts = new WeakSet<IPollFunctions>();
-
-/** Poll contexts whose poll has not finished yet. */
-const pollsInFlight = new WeakSet<IPollFunctions>();
-
-/** Whether this is the first poll through this poll context, that is of this activation. */
-export function firstPollOfActivation(context: IPollFunctions): boolean {
-	const first = !polledContexts.has(context);
-	polledContexts.add(context);
-	return first;
-}
-
 /**
- * Runs `poll` unless a poll of the same activation is still running: n8n starts the next poll on
- * time even while one is still running. Then it gives null, as a poll with nothing new does.
+ * The Poll Times n8n adds to every polling node, as the parameter `pollTimes`: `{ item: [...] }`,
+ * each item with a `mode` (`everyMinute`, `everyHour`, `everyX` with `value` and `unit`,
+ * `everyDay`, `everyWeek`, `everyMonth`, `custom` with a `cronExpression`).
  */
-export async function unlessPollInFlight<T>(
-	context: IPollFunctions,
-	poll: () => Promise<T>,
-): Promise<T | null> {
-	if (pollsInFlight.has(context)) return null;
-	pollsInFlight.add(context);
-	try {
-		return await poll();
-	} finally {
-		pollsInFlight.delete(context);
-	}
+export function pollTimesParameter(context: IPollFunctions): IDataObject[] {
+	const pollTimes = context.getNodeParameter('pollTimes', {}) as IDataObject;
+	return Array.isArray(pollTimes.item) ? (pollTimes.item as IDataObject[]) : [];
 }

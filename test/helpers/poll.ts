@@ -1,6 +1,7 @@
 // Runs the trigger through n8n-core's own poll machinery, as an active workflow in n8n runs it:
-// one PollContext per activation, polled by n8n-core's PollTriggerExecutor, with the workflow's
-// static data kept between polls (and across activations, as n8n keeps it in its database).
+// one PollContext per activation (or, as n8n's durable poll scheduler does, a new one per poll),
+// polled by n8n-core's PollTriggerExecutor, with the workflow's static data kept between polls
+// (and across activations, as n8n keeps it in its database).
 import { PollContext, PollTriggerExecutor } from 'n8n-core';
 import {
 	NodeHelpers,
@@ -46,6 +47,8 @@ export interface ActivateOptions {
 	staticData?: IDataObject;
 	/** How n8n activates it: `activate` when a user turns it on, `init` when n8n starts. */
 	activation?: WorkflowActivateMode;
+	/** A new PollContext (with the activation's mode) for every poll, not one per activation. */
+	contextPerPoll?: boolean;
 }
 
 /**
@@ -89,28 +92,31 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 	const additionalData = executionAdditionalData(options.credentials);
 
 	let outcome: PollOutcome = { items: null };
-	const context = new PollContext(
-		workflow,
-		node,
-		additionalData,
-		'trigger',
-		options.activation ?? 'activate',
-		(data) => {
-			outcome = { items: data[0] };
-		},
-		(error) => {
-			outcome = { items: null, error };
-		},
-	);
-	const executePoll = Container.get(PollTriggerExecutor).create(
-		workflow,
-		node,
-		context as unknown as IPollFunctions,
-		() => true,
-	);
+	const executor = () => {
+		const context = new PollContext(
+			workflow,
+			node,
+			additionalData,
+			'trigger',
+			options.activation ?? 'activate',
+			(data) => {
+				outcome = { items: data[0] };
+			},
+			(error) => {
+				outcome = { items: null, error };
+			},
+		);
+		return Container.get(PollTriggerExecutor).create(
+			workflow,
+			node,
+			context as unknown as IPollFunctions,
+			() => true,
+		);
+	};
+	const executePoll = executor();
 	const run = async (testing: boolean) => {
 		outcome = { items: null };
-		await executePoll(testing);
+		await (options.contextPerPoll && !testing ? executor() : executePoll)(testing);
 		return outcome;
 	};
 
