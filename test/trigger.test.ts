@@ -62,10 +62,10 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		// in-flight lists and the watched ones, at the largest page, from Lookback Days (2) before
 		// today.
 		expect(smsQueries()).toEqual([
-			{ 'start-date': utcDay(2), page: '1', records: '1' },
+			{ 'start-date': utcDay(3), page: '1', records: '1' },
 			...['PENDING', 'SENT', 'DELIVERED', 'FAILED'].map((status) => ({
 				status,
-				'start-date': utcDay(2),
+				'start-date': utcDay(3),
 				page: '1',
 				records: '100',
 			})),
@@ -200,15 +200,17 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		}
 	});
 
-	test('Lookback Days is sent as start-date, that many days before today in UTC', async () => {
+	test('Lookback Days: start-date a day before the window (whichever way the API reads it); what was sent before the window is not emitted', async () => {
 		const [inside] = sent(1, { hoursAgo: 24 * 4 });
+		// Noon UTC of the day before the window: in the list's answer, outside the window.
+		const dayBefore = Math.floor(Date.now() / DAY_MS) * DAY_MS - 6 * DAY_MS + DAY_MS / 2;
+		const [before] = sent(1, { hoursAgo: (Date.now() - dayBefore) / 3_600_000 });
 		const [outside] = sent(1, { hoursAgo: 24 * 7 });
 		const trigger = await activate({ options: { lookbackDays: 5 } });
-		ctx.sim.setSmsStatus(inside.id, 'DELIVERED');
-		ctx.sim.setSmsStatus(outside.id, 'DELIVERED');
+		for (const message of [inside, before, outside]) ctx.sim.setSmsStatus(message.id, 'DELIVERED');
 
 		expect(ids((await trigger.poll()).items)).toEqual([inside.id]);
-		expect(new Set(smsQueries().map((q) => q['start-date']))).toEqual(new Set([utcDay(5)]));
+		expect(new Set(smsQueries().map((q) => q['start-date']))).toEqual(new Set([utcDay(6)]));
 	});
 
 	test('a message that falls out of the window is forgotten', async () => {
@@ -232,9 +234,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			clock.mockRestore();
 		}
 		expect(emitted()).toEqual({ DELIVERED: {}, FAILED: {} });
-		expect(smsQueries().at(-1)?.['start-date']).toBe(
-			new Date(now + DAY_MS).toISOString().slice(0, 10),
-		);
+		// The window starts the day after, and start-date is a day before it.
+		expect(smsQueries().at(-1)?.['start-date']).toBe(new Date(now).toISOString().slice(0, 10));
 	});
 });
 
@@ -441,8 +442,8 @@ describe('SMS Messaging Trigger: Fetch Test Event', () => {
 			{ ...newer, status: 'FAILED', deliveredAt: null },
 		]);
 		expect(smsQueries()).toEqual([
-			{ status: 'DELIVERED', 'start-date': utcDay(2), page: '1', records: '1' },
-			{ status: 'FAILED', 'start-date': utcDay(2), page: '1', records: '1' },
+			{ status: 'DELIVERED', 'start-date': utcDay(3), page: '1', records: '1' },
+			{ status: 'FAILED', 'start-date': utcDay(3), page: '1', records: '1' },
 		]);
 		expect(trigger.staticData).toEqual(remembered);
 		expect(ids((await trigger.poll()).items)).toEqual([older.id, newer.id]);

@@ -1,6 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/list';
+import { sentSince } from '../shared/sentWindow';
 
 /** The smallest page asked for when choosing a page size that makes two pages overlap. */
 const MIN_OVERLAP_PAGE = 50;
@@ -44,7 +45,19 @@ export interface Reading {
  */
 export async function readList(
 	read: (page: number, size: number) => Promise<JsonObject>,
-	{ downTo = -Infinity, overlap = 0 }: { downTo?: number; overlap?: number },
+	{
+		downTo = -Infinity,
+		overlap = 0,
+		windowStart = -Infinity,
+	}: {
+		downTo?: number;
+		overlap?: number;
+		/**
+		 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
+		 * page whose messages were all sent before it ends the reading.
+		 */
+		windowStart?: number;
+	},
 ): Promise<Reading> {
 	const records = new Map<number, IDataObject>();
 	const covered: Array<[number, number]> = [];
@@ -58,7 +71,10 @@ export async function readList(
 		const ids = content.map((record) => Number(record.id));
 		const { last } = (data.pagination ?? {}) as IDataObject;
 		// As collectPages: a short page ends the list unless the API says it is not the last.
-		const ended = last === true || (content.length < size && last !== false);
+		const ended =
+			last === true ||
+			(content.length < size && last !== false) ||
+			(content.length > 0 && content.every((record) => !sentSince(record, windowStart)));
 		if (content.length === 0) {
 			// An empty first page covers the whole list; a later one nothing that is known.
 			if (position === 0) covered.push([-Infinity, Infinity]);

@@ -162,7 +162,10 @@ async function pollOnce(
 	};
 	const seenInFlight = new Set<number>();
 	const readInFlight = async (status: string) => {
-		const reading = await readList(reader({ status }), { overlap: IN_FLIGHT_OVERLAP });
+		const reading = await readList(reader({ status }), {
+			overlap: IN_FLIGHT_OVERLAP,
+			windowStart: watch.startMs,
+		});
 		for (const record of reading.records) {
 			follow(record, status);
 			seenInFlight.add(Number(record.id));
@@ -198,7 +201,8 @@ async function pollOnce(
 
 	if (outcomes.length > 0 && full) {
 		for (const status of outcomes) {
-			for (const record of (await readList(reader({ status }), {})).records) {
+			for (const record of (await readList(reader({ status }), { windowStart: watch.startMs }))
+				.records) {
 				settle(record, status);
 			}
 		}
@@ -211,7 +215,7 @@ async function pollOnce(
 		let downTo = lookedAt === undefined ? Infinity : lookedAt + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
 		if (downTo !== Infinity) {
-			const reading = await readList(reader({}), { downTo });
+			const reading = await readList(reader({}), { downTo, windowStart: watch.startMs });
 			for (const record of reading.records) {
 				const id = Number(record.id);
 				const status = String(record.status);

@@ -1,6 +1,6 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { windowStartDay } from '../shared/sentWindow';
+import { startDateFor, utcDay, windowStartMs } from '../shared/sentWindow';
 import { SMS_LIST_FILTERS, SMS_STATUSES } from '../shared/smsFilters';
 import { integerInRange, isSet, oneOrMoreOf } from '../shared/validation';
 
@@ -15,8 +15,10 @@ export interface Watch {
 	query: IDataObject;
 	/** The filters and Lookback Days: when they change, the next poll records and emits nothing. */
 	scope: string;
-	/** The first UTC day of the window (`start-date`): messages sent before it are not watched. */
+	/** The first UTC day of the window: messages sent before it are not watched. */
 	startDay: string;
+	/** 00:00 UTC of that day (ms). */
+	startMs: number;
 	/** How long a full reading of the window lasts before the next one is due (0: every poll). */
 	fullReadingMs: number;
 }
@@ -56,13 +58,16 @@ export function readWatch(this: IPollFunctions): Watch {
 		1440,
 	);
 	const scope = JSON.stringify({ ...query, lookbackDays });
-	const startDay = windowStartDay(lookbackDays);
-	query['start-date'] = startDay;
+	// The one window rule (nodes/shared/sentWindow.ts): asked from a day earlier, kept by sentAt.
+	const startMs = windowStartMs(lookbackDays);
+	const startDay = utcDay(startMs);
+	query['start-date'] = startDateFor(startMs);
 	return {
 		statuses: [...new Set(statuses)],
 		query,
 		scope,
 		startDay,
+		startMs,
 		fullReadingMs: fullReadingMinutes * MINUTE_MS,
 	};
 }
