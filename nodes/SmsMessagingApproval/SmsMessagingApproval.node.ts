@@ -25,7 +25,9 @@ import { waitTill } from './waitTime';
 const WAIT_FIELD = 'approvalWait';
 
 /** What the node outputs when the time limit passes before an answer (docs/approval.md). */
-const TIMED_OUT: INodeExecutionData = { json: { data: { approved: false }, timedOut: true } };
+const timedOut = (): INodeExecutionData => ({
+	json: { data: { approved: false }, timedOut: true },
+});
 
 function readChoices(this: IExecuteFunctions): Choices {
 	const values = this.getNodeParameter('approvalOptions.values', 0, {}) as IDataObject;
@@ -62,7 +64,7 @@ export class SmsMessagingApproval implements INodeType {
 			const wait = await sendWithLinks.call(this, readChoices.call(this));
 			// The answer's webhook reads the wait from the waiting execution's data.
 			executionNodeContext(this)[WAIT_FIELD] = wait;
-			outputOnTimeLimit(this, [TIMED_OUT]);
+			outputOnTimeLimit(this, [timedOut()]);
 			await this.putExecutionToWait(until);
 			return [items];
 		} catch (caught) {
