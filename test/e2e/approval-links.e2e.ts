@@ -109,12 +109,18 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			}
 		}
 
-		/** The links of the `n`th send request (0-based) once it has arrived, one per recipient. */
+		/**
+		 * The links of the `n`th approval SMS request (0-based) once it has arrived, one per
+		 * recipient; other sends (the step after an approval) are not counted.
+		 */
 		async function linksOfSend(n: number) {
-			const sends = await until(
-				async () => (await n8n.simRequests()).filter((r) => r.host === 'send'),
-				(found) => found.length > n,
-			);
+			const approvals = async () =>
+				(await n8n.simRequests()).filter(
+					(r) =>
+						r.host === 'send' &&
+						r.body.envelopes!.every((envelope) => envelope.message.includes('/webhook-waiting/')),
+				);
+			const sends = await until(approvals, (found) => found.length > n);
 			return sends[n].body.envelopes!.map((envelope) => envelope.message.split('\n')[1]);
 		}
 
