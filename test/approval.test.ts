@@ -4,7 +4,7 @@
 import { validateUrlSignature, WAITING_TOKEN_QUERY_PARAM } from 'n8n-core';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { answer, APPROVAL_TYPE, timeOut } from './helpers/approval';
+import { answer, APPROVAL_TYPE, timeOut, type Answer } from './helpers/approval';
 import { runWorkflow, type RunResult } from './helpers/n8n';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
@@ -13,6 +13,9 @@ const HMAC_SECRET = 'approval-test-signature-secret';
 process.env.N8N_HMAC_SIGNATURE_SECRET = HMAC_SECRET;
 
 const ctx = useSimulator();
+
+/** What the node outputs when its time limit passes first. */
+const TIMED_OUT = { data: { approved: false }, timedOut: true };
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
 
@@ -44,6 +47,15 @@ function linkOf(message: string): URL {
 	return new URL(link);
 }
 
+/** The links of the last approval's SMS, one per recipient, in the request's order. */
+function linksSent(): string[] {
+	const requests = sendRequests();
+	const { envelopes } = requests[requests.length - 1].body as {
+		envelopes: Array<{ message: string }>;
+	};
+	return envelopes.map((envelope) => linkOf(envelope.message).href);
+}
+
 describe('SMS Messaging Approval: the SMS', () => {
 	test('one request carries every item’s message, a line break and the signed link; the run waits', async () => {
 		const result = await waitingRun();
@@ -60,21 +72,32 @@ describe('SMS Messaging Approval: the SMS', () => {
 			'Refund 120 EUR to order A-1?',
 			'Refund 80 EUR to order B-2?',
 		]);
-		// One waiting execution and node: the same link in every message.
-		const link = linkOf(envelopes[0].message);
-		expect(linkOf(envelopes[1].message).href).toBe(link.href);
-		// n8n's waiting-webhook URL of this execution (id 1) and node (id "sms"), signed by n8n.
-		expect(`${link.origin}${link.pathname}`).toBe(
-			'http://127.0.0.1:5678/webhookWaitingBaseUrl/1/sms',
-		);
-		expect([...link.searchParams.keys()]).toEqual([WAITING_TOKEN_QUERY_PARAM]);
+		// One waiting execution and node, a link of its own for each recipient.
+		const links = envelopes.map((e) => linkOf(e.message));
+		const link = links[0];
+		expect(links[1].href).not.toBe(link.href);
+		for (const [recipient, each] of links.entries()) {
+			// n8n's waiting-webhook URL of this execution (id 1) and node (id "sms"), signed by n8n.
+			expect(`${each.origin}${each.pathname}`).toBe(
+				'http://127.0.0.1:5678/webhookWaitingBaseUrl/1/sms',
+			);
+			expect([...each.searchParams.keys()]).toEqual(['k', WAITING_TOKEN_QUERY_PARAM]);
+			expect(each.searchParams.get('k')).toMatch(new RegExp(`^${recipient}\\.[A-Za-z0-9_-]{22}$`));
+			const signature = each.searchParams.get(WAITING_TOKEN_QUERY_PARAM)!;
+			expect(validateUrlSignature(signature, each, HMAC_SECRET)).toBe(true);
+		}
 		const signature = link.searchParams.get(WAITING_TOKEN_QUERY_PARAM)!;
-		expect(validateUrlSignature(signature, link, HMAC_SECRET)).toBe(true);
 		const otherNode = new URL(link.href.replace('/1/sms?', '/1/other?'));
 		expect(validateUrlSignature(signature, otherNode, HMAC_SECRET)).toBe(false);
-		// Its length: the base URL, the execution id and the node id (a UUID in n8n: 36), plus 77.
+		// Its length: the base URL, the execution id and the node id (a UUID in n8n: 36), plus 77,
+		// plus the recipient's code: "k=", its position, "." and 22 characters, and "&".
 		expect(link.href.length).toBe(
-			'http://127.0.0.1:5678/webhookWaitingBaseUrl'.length + '1'.length + 'sms'.length + 77,
+			'http://127.0.0.1:5678/webhookWaitingBaseUrl'.length +
+				'1'.length +
+				'sms'.length +
+				77 +
+				26 +
+				1,
 		);
 
 		expect(result.run.status).toBe('waiting');
@@ -254,7 +277,10 @@ describe('SMS Messaging Approval: the page behind the link', () => {
 		waiting = await waitingRun(
 			approval({ message: '=<b>Refund</b> {{ $json.amount }} & "close" {{ $json.order }}?' }),
 		);
-		const { response, returned, resumed } = await answer(waiting, { method: 'GET' });
+		const { response, returned, resumed } = await answer(waiting, {
+			method: 'GET',
+			link: linksSent()[0],
+		});
 		expect(resumed).toBeUndefined();
 		expect(returned).toEqual({ noWebhookResponse: true });
 		expect(response.statusCode).toBe(200);
@@ -278,7 +304,7 @@ describe('SMS Messaging Approval: the page behind the link', () => {
 				},
 			}),
 		);
-		const { response } = await answer(waiting, { method: 'GET' });
+		const { response } = await answer(waiting, { method: 'GET', link: linksSent()[0] });
 		expect(response.body).toContain('name="approved" value="true">Yes, send</button>');
 		expect(response.body).toContain('name="approved" value="false" class="decline">No</button>');
 	});
@@ -289,13 +315,16 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		const waiting = await waitingRun();
 		const { response, resumed, items } = await answer(waiting, {
 			method: 'POST',
+			link: linksSent()[0],
 			body: { approved: 'true' },
 		});
 		expect(response.statusCode).toBe(200);
 		expect(response.body).toContain('“Approve” was recorded');
 		expect(resumed!.status).toBe('success');
 		expect(resumed!.finished).toBe(true);
-		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
+		expect(items!.map((item) => item.json)).toEqual([
+			{ data: { approved: true }, answeredBy: '254712345678' },
+		]);
 		expect(JSON.stringify(resumed)).not.toContain(TOKEN);
 	});
 
@@ -305,16 +334,25 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		);
 		const { response, items } = await answer(waiting, {
 			method: 'POST',
+			link: linksSent()[0],
 			body: { approved: 'false' },
 		});
 		expect(response.body).toContain('“Decline” was recorded');
-		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: false } }]);
+		expect(items!.map((item) => item.json)).toEqual([
+			{ data: { approved: false }, answeredBy: '254712345678' },
+		]);
 	});
 
 	test('a GET with the choice records it too (as n8n’s own send-and-wait links do)', async () => {
 		const waiting = await waitingRun();
-		const { items } = await answer(waiting, { method: 'GET', query: { approved: 'true' } });
-		expect(items!.map((item) => item.json)).toEqual([{ data: { approved: true } }]);
+		const { items } = await answer(waiting, {
+			method: 'GET',
+			link: linksSent()[0],
+			query: { approved: 'true' },
+		});
+		expect(items!.map((item) => item.json)).toEqual([
+			{ data: { approved: true }, answeredBy: '254712345678' },
+		]);
 	});
 
 	test.each([
@@ -323,14 +361,18 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		['no choice', {}],
 	])('%s: nothing is recorded, the page comes back with 400', async (_, body) => {
 		const waiting = await waitingRun();
-		const { response, resumed } = await answer(waiting, { method: 'POST', body });
+		const { response, resumed } = await answer(waiting, {
+			method: 'POST',
+			link: linksSent()[0],
+			body,
+		});
 		expect(resumed).toBeUndefined();
 		expect(response.statusCode).toBe(400);
 		expect(response.body).toContain('<form method="post">');
 		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
 	});
 
-	test('the time limit passes first: the run goes on with the input items, not approved', async () => {
+	test('the time limit passes first: the run goes on with one item that says so, not approved', async () => {
 		const waiting = await waitingRun(
 			approval({
 				options: {
@@ -342,9 +384,129 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		);
 		const { resumed, items } = await timeOut(waiting);
 		expect(resumed.status).toBe('success');
-		expect(items.map((item) => item.json)).toEqual(ORDERS);
-		expect(JSON.stringify(items)).not.toContain('approved');
+		expect(items.map((item) => item.json)).toEqual([TIMED_OUT]);
 		// Nothing more was sent.
 		expect(sendRequests()).toHaveLength(1);
+	});
+
+	test('the time limit of a second approval whose input was approved (two-person sign-off): not approved', async () => {
+		// The first approval's output is the second's input.
+		const firstApproved = ORDERS.map((order) => ({
+			...order,
+			data: { approved: true },
+			answeredBy: '254700000001',
+		}));
+		const waiting = await waitingRun(
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' },
+					},
+				},
+			}),
+			firstApproved,
+		);
+		const { items } = await timeOut(waiting);
+		expect(items.map((item) => item.json)).toEqual([TIMED_OUT]);
+	});
+});
+
+describe('SMS Messaging Approval: a link answers only its own wait', () => {
+	const post = (link: string | undefined, approved = 'true') => ({
+		method: 'POST' as const,
+		link,
+		body: { approved },
+	});
+
+	/** Refused with the 403 page; nothing recorded, the run still waits. */
+	function expectRefused({ response, returned, resumed }: Answer, waiting: RunResult) {
+		expect(response.statusCode).toBe(403);
+		expect(response.body).toContain('This link is not valid');
+		expect(response.body).not.toContain('<form');
+		expect(returned).toEqual({ noWebhookResponse: true });
+		expect(resumed).toBeUndefined();
+		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
+	}
+
+	test('a link of another wait (another execution, or an earlier run of the node in a loop): refused; its own link still answers', async () => {
+		// Both waits have the same execution id and node id here, as two waits of one node in a
+		// loop have: only the node's own check tells them apart.
+		const first = await waitingRun();
+		const [firstLink] = linksSent();
+		const second = await waitingRun();
+		const [secondLink] = linksSent();
+		expect(new URL(firstLink).pathname).toBe(new URL(secondLink).pathname);
+
+		expectRefused(await answer(second, post(firstLink)), second);
+		expectRefused(await answer(second, { method: 'GET', link: firstLink }), second);
+		const { items } = await answer(second, post(secondLink));
+		expect(items!.map((item) => item.json)).toEqual([
+			{ data: { approved: true }, answeredBy: '254712345678' },
+		]);
+		expect(first.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
+	});
+
+	test.each([
+		['no code', (link: URL) => link.searchParams.delete('k')],
+		[
+			'one character of the code changed',
+			(link: URL) => {
+				const value = link.searchParams.get('k')!;
+				const last = value.endsWith('A') ? 'B' : 'A';
+				link.searchParams.set('k', `${value.slice(0, -1)}${last}`);
+			},
+		],
+		[
+			'the code cut short',
+			(link: URL) => link.searchParams.set('k', link.searchParams.get('k')!.slice(0, -1)),
+		],
+		[
+			'the code of recipient 0 with the position of recipient 1',
+			(link: URL) => link.searchParams.set('k', link.searchParams.get('k')!.replace(/^0\./, '1.')),
+		],
+		[
+			'a position with a leading zero',
+			(link: URL) => link.searchParams.set('k', `0${link.searchParams.get('k')}`),
+		],
+		[
+			'a recipient the approval does not have',
+			(link: URL) => link.searchParams.set('k', link.searchParams.get('k')!.replace(/^0\./, '2.')),
+		],
+	])('%s: refused, nothing recorded', async (_, change) => {
+		const waiting = await waitingRun();
+		const link = new URL(linksSent()[0]);
+		change(link);
+		expectRefused(await answer(waiting, post(link.href)), waiting);
+		expectRefused(await answer(waiting, { method: 'GET', link: link.href }), waiting);
+	});
+
+	test('each recipient has their own link; the output says which number answered', async () => {
+		const waiting = await waitingRun();
+		const [, secondLink] = linksSent();
+		const { response, items } = await answer(waiting, post(secondLink));
+		expect(response.statusCode).toBe(200);
+		expect(items!.map((item) => item.json)).toEqual([
+			{ data: { approved: true }, answeredBy: '254799000111' },
+		]);
+	});
+
+	test('two answers at the same moment (a double submit, or two recipients at once): one resumes the run', async () => {
+		const waiting = await waitingRun(
+			approval({ approvalOptions: { values: { approvalType: 'double' } } }),
+		);
+		const [firstLink, secondLink] = linksSent();
+		const answers = await Promise.all([
+			answer(waiting, post(firstLink, 'true')),
+			answer(waiting, post(firstLink, 'true')),
+			answer(waiting, post(secondLink, 'false')),
+		]);
+		const resumed = answers.filter((each) => each.resumed !== undefined);
+		expect(resumed).toHaveLength(1);
+		expect(resumed[0].items!.map((item) => item.json)).toEqual([
+			{ data: { approved: true }, answeredBy: '254712345678' },
+		]);
+		const others = answers.filter((each) => each.resumed === undefined);
+		expect(others.map((each) => each.response.statusCode)).toEqual([409, 409]);
+		expect(others.every((each) => each.response.body!.includes('Already answered'))).toBe(true);
 	});
 });

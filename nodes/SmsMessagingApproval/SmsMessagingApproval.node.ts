@@ -10,26 +10,30 @@ import {
 
 import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
 import { errorItem, nodeError } from '../shared/errors';
+import {
+	executionNodeContext,
+	outputOnTimeLimit,
+	waitingNodeContext,
+} from '../shared/n8nInternals';
 import { ANSWER_WEBHOOKS, approvalProperties } from './description';
-import { choicePage, recordedPage, type Choices } from './page';
-import { answerLink, sendWithLink } from './sendRequests';
+import { alreadyAnsweredPage, choicePage, recordedPage, refusedPage, type Choices } from './page';
+import { sendWithLinks } from './sendRequests';
+import { claimAnswer, isWait, LINK_PARAMETER, recipientOf } from './waitKey';
 import { waitTill } from './waitTime';
 
-function readChoices(this: IWebhookFunctions): Choices {
-	const values = this.getNodeParameter('approvalOptions.values', {}) as IDataObject;
+/** Where the node keeps its wait in the execution's node context. */
+const WAIT_FIELD = 'approvalWait';
+
+/** What the node outputs when the time limit passes before an answer (docs/approval.md). */
+const timedOut = (): INodeExecutionData => ({
+	json: { data: { approved: false }, timedOut: true },
+});
+
+function readChoices(this: IExecuteFunctions): Choices {
+	const values = this.getNodeParameter('approvalOptions.values', 0, {}) as IDataObject;
 	const approveLabel = String(values.approveLabel || 'Approve');
 	if (values.approvalType !== 'double') return { approveLabel };
 	return { approveLabel, disapproveLabel: String(values.disapproveLabel || 'Decline') };
-}
-
-/** The message the page shows: the first item's, as the SMS carried it (without the link). */
-function pageMessage(this: IWebhookFunctions): string {
-	try {
-		return String(this.getNodeParameter('message', ''));
-	} catch {
-		// An expression that only the execution could resolve (an AI tool's $tool, say).
-		return '';
-	}
 }
 
 export class SmsMessagingApproval implements INodeType {
@@ -57,7 +61,10 @@ export class SmsMessagingApproval implements INodeType {
 		try {
 			// Everything that can refuse the run is read before the SMS go out.
 			const until = waitTill.call(this);
-			await sendWithLink.call(this, answerLink.call(this));
+			const wait = await sendWithLinks.call(this, readChoices.call(this));
+			// The answer's webhook reads the wait from the waiting execution's data.
+			executionNodeContext(this)[WAIT_FIELD] = wait;
+			outputOnTimeLimit(this, [timedOut()]);
 			await this.putExecutionToWait(until);
 			return [items];
 		} catch (caught) {
@@ -71,22 +78,32 @@ export class SmsMessagingApproval implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		const response = this.getResponseObject();
-		const choices = readChoices.call(this);
-		const given = request.method === 'POST' ? this.getBodyData().approved : request.query.approved;
-		const offered = choices.disapproveLabel === undefined ? ['true'] : ['true', 'false'];
 		response.setHeader('Cache-Control', 'no-store');
 		response.setHeader('Referrer-Policy', 'no-referrer');
 		response.type('html');
+		// The link must be one this wait sent: checked before anything else is read or recorded.
+		const stored = waitingNodeContext(this)?.[WAIT_FIELD];
+		const wait = isWait(stored) ? stored : undefined;
+		const recipient = wait && recipientOf(wait, request.query[LINK_PARAMETER]);
+		if (wait === undefined || recipient === undefined) {
+			response.status(403).send(refusedPage());
+			return { noWebhookResponse: true };
+		}
+		const given = request.method === 'POST' ? this.getBodyData().approved : request.query.approved;
+		const offered = wait.disapproveLabel === undefined ? ['true'] : ['true', 'false'];
 		if (typeof given !== 'string' || !offered.includes(given)) {
 			// No choice (the page itself) or one the page does not offer: nothing is recorded.
 			const status = request.method === 'POST' || given !== undefined ? 400 : 200;
-			response.status(status).send(choicePage(pageMessage.call(this), choices));
+			response.status(status).send(choicePage(wait.message, wait));
+			return { noWebhookResponse: true };
+		}
+		if (!claimAnswer(wait)) {
+			response.status(409).send(alreadyAnsweredPage());
 			return { noWebhookResponse: true };
 		}
 		const approved = given === 'true';
-		response
-			.status(200)
-			.send(recordedPage(approved ? choices.approveLabel : choices.disapproveLabel!));
-		return { noWebhookResponse: true, workflowData: [[{ json: { data: { approved } } }]] };
+		response.status(200).send(recordedPage(approved ? wait.approveLabel : wait.disapproveLabel!));
+		const answer = { data: { approved }, answeredBy: wait.numbers[recipient] };
+		return { noWebhookResponse: true, workflowData: [[{ json: answer }]] };
 	}
 }

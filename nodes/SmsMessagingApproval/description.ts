@@ -26,7 +26,7 @@ export const approvalProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Each SMS carries the message, a line break and a link of about 157 characters (n8n's signed resume URL), so it costs at least 2 SMS parts. All items go out in one request; the first answer on the page resumes the workflow.",
+			"Each SMS carries the message, a line break and the recipient's own link of about 184 characters (n8n's resume URL with a code that only this wait accepts), so it costs at least 2 SMS parts. All items go out in one request; the first answer of any recipient resumes the workflow.",
 		name: 'approvalNotice',
 		type: 'notice',
 		default: '',
@@ -102,7 +102,7 @@ export const approvalProperties: INodeProperties[] = [
 				name: 'limitWaitTime',
 				type: 'fixedCollection',
 				description:
-					'Whether to stop waiting after a time. The workflow then goes on with the input items unchanged, never as approved; a later answer changes nothing.',
+					'Whether to stop waiting after a time. The node then outputs one item, { "data": { "approved": false }, "timedOut": true }, whatever its input held; a later answer changes nothing.',
 				default: {
 					values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
 				},

@@ -72,3 +72,21 @@ export function recordedPage(label: string): string {
 <p>Your answer “${escapeHtml(label)}” was recorded. You can close this page.</p>`,
 	);
 }
+
+/** The page for a link that is not this wait's: nothing was recorded. */
+export function refusedPage(): string {
+	return page(
+		'Link not valid',
+		`<h1>This link is not valid</h1>
+<p>It was not sent for the request now waiting for an answer, or it was changed. Nothing was recorded.</p>`,
+	);
+}
+
+/** The page for an answer to a wait that another answer has just decided. */
+export function alreadyAnsweredPage(): string {
+	return page(
+		'Already answered',
+		`<h1>Already answered</h1>
+<p>Another answer to this request was recorded first. Yours changes nothing.</p>`,
+	);
+}

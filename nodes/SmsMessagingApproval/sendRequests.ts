@@ -2,23 +2,33 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8nInternals';
 import { sendInOneRequest } from '../shared/send';
+import type { Choices } from './page';
+import { LINK_PARAMETER, linkValue, newWait, type Wait } from './waitKey';
 
 /**
- * The link to the page where the recipient answers: n8n's signed resume URL where n8n has one, so
- * that n8n itself refuses a link that was not made for this execution and node. Older n8n 1.x
- * lines have no signature; their link is the execution's resume URL and the node's id.
+ * One recipient's link to the page where they answer: n8n's signed resume URL where n8n has one
+ * (n8n itself then refuses a link that was not made for this execution and node), with the
+ * recipient's own code in it, which the node checks itself on every line. n8n 1.82 has no signed
+ * links; there the link is the execution's resume URL and the node's id, with the code.
  */
-export function answerLink(this: IExecuteFunctions): string {
-	return signedResumeUrl(this) ?? unsignedResumeUrl(this);
+function answerLink(this: IExecuteFunctions, wait: Wait, recipient: number): string {
+	const parameters = { [LINK_PARAMETER]: linkValue(wait, recipient) };
+	const signed = signedResumeUrl(this, parameters);
+	if (signed !== undefined) return signed;
+	const link = new URL(unsignedResumeUrl(this));
+	link.searchParams.set(LINK_PARAMETER, parameters[LINK_PARAMETER]);
+	return link.toString();
 }
 
 /**
- * Sends every input item's message with the link after it, in one request, through Send's own
- * checks, request and outcome rules. Anything short of every message provably sent throws (the
- * run error says which items went out): nothing may wait for an answer to an SMS that may not exist.
+ * Sends every input item's message with its recipient's own link after it, in one request,
+ * through Send's own checks, request and outcome rules, and returns the wait the links answer.
+ * Anything short of every message provably sent throws (the run error says which items went
+ * out): nothing may wait for an answer to an SMS that may not exist.
  */
-export async function sendWithLink(this: IExecuteFunctions, link: string): Promise<void> {
+export async function sendWithLinks(this: IExecuteFunctions, choices: Choices): Promise<Wait> {
 	const node = this.getNode();
+	let wait: Wait | undefined;
 	await sendInOneRequest.call(this, (envelopes) => {
 		const senderIds = [...new Set(envelopes.map(({ senderId }) => senderId))];
 		if (senderIds.length > 1) {
@@ -28,6 +38,11 @@ export async function sendWithLink(this: IExecuteFunctions, link: string): Promi
 				{ description: 'Nothing was sent.', itemIndex: 0, level: 'warning' },
 			);
 		}
-		for (const { envelope } of envelopes) envelope.message = `${envelope.message}\n${link}`;
+		const numbers = envelopes.map(({ envelope }) => envelope.number);
+		wait = newWait(numbers, envelopes[0]?.envelope.message ?? '', choices);
+		envelopes.forEach(({ envelope }, recipient) => {
+			envelope.message = `${envelope.message}\n${answerLink.call(this, wait!, recipient)}`;
+		});
 	});
+	return wait!;
 }

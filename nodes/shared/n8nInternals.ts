@@ -1,4 +1,13 @@
-import type { IDataObject, IExecuteFunctions, IContextObject, IPollFunctions } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	type IContextObject,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type IPollFunctions,
+	type IRunExecutionData,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
 
 // What the package relies on in n8n beyond the node API n8n documents, each behind one function
 // here. docs/n8n-internals.md lists them with the n8n versions they were checked on and the test
@@ -31,19 +40,45 @@ export function runIndexOf(context: IExecuteFunctions): number {
 type SignatureOptIn = { setSignatureValidationRequired?: () => void };
 
 /**
- * n8n's signed resume URL of this execution and node, where this n8n has one (n8n 1.x checks its
- * signature once asked to); undefined on n8n lines without signed links (1.82).
+ * n8n's signed resume URL of this execution and node, with `parameters` in its query (n8n signs
+ * them too), where this n8n has one (n8n 1.x checks its signature once asked to); undefined on
+ * n8n lines without signed links (1.82).
  */
-export function signedResumeUrl(context: IExecuteFunctions): string | undefined {
+export function signedResumeUrl(
+	context: IExecuteFunctions,
+	parameters: Record<string, string> = {},
+): string | undefined {
 	if (typeof context.getSignedResumeUrl !== 'function') return undefined;
 	(context as IExecuteFunctions & SignatureOptIn).setSignatureValidationRequired?.();
-	return context.getSignedResumeUrl();
+	return context.getSignedResumeUrl(parameters);
 }
 
 /** The execution's resume URL with the node's id: the waiting webhook's address, unsigned. */
 export function unsignedResumeUrl(context: IExecuteFunctions): string {
 	const resumeUrl = context.evaluateExpression('{{ $execution.resumeUrl }}', 0) as string;
 	return `${resumeUrl}/${encodeURIComponent(context.getNode().id)}`;
+}
+
+/**
+ * The waiting node's context in the execution a waiting webhook resumes: n8n builds the webhook's
+ * context with the waiting execution's data (`runExecutionData`), which holds what
+ * `executionNodeContext` stored before the execution went to wait. Undefined when there is none.
+ */
+export function waitingNodeContext(context: IWebhookFunctions): IContextObject | undefined {
+	const { runExecutionData } = context as unknown as {
+		runExecutionData?: IRunExecutionData | null;
+	};
+	if (!runExecutionData?.executionData) return undefined;
+	return NodeHelpers.getContext(runExecutionData, 'node', context.getNode());
+}
+
+/**
+ * What the node outputs if its wait ends by the time limit: n8n then runs the waiting node
+ * disabled, which passes on the items of its entry in the execution stack (its input), so the
+ * node puts these in that entry's place. An answer through the waiting webhook replaces them.
+ */
+export function outputOnTimeLimit(context: IExecuteFunctions, items: INodeExecutionData[]): void {
+	context.getExecuteData().data = { main: [items] };
 }
 
 /**

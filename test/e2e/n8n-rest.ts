@@ -174,6 +174,27 @@ export class N8n {
 		};
 	}
 
+	/** A stored execution's status and every run of `node`: its first output's items' json. */
+	async executionRuns(executionId: string, node: string) {
+		const execution = await this.rest<{ status: string; data: string }>(
+			'GET',
+			`/executions/${executionId}`,
+		);
+		const data = this.flatted.parse(execution.data) as {
+			resultData?: {
+				runData: Record<
+					string,
+					Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+				>;
+			};
+		};
+		const runs = data?.resultData?.runData[node] ?? [];
+		return {
+			status: execution.status,
+			runs: runs.map((run) => (run.data?.main?.[0] ?? []).map((item) => item.json)),
+		};
+	}
+
 	async simRequests(): Promise<SimRequest[]> {
 		return (await (await fetch(this.simControl('/requests'))).json()) as SimRequest[];
 	}

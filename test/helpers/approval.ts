@@ -38,6 +38,8 @@ export class RecordedResponse {
 
 export interface WebhookRequest {
 	method: 'GET' | 'POST';
+	/** The link the request goes to (as an SMS carried it): its query arrives with the request. */
+	link?: string;
 	query?: Record<string, string>;
 	body?: Record<string, unknown>;
 }
@@ -76,7 +78,10 @@ export async function answer(waiting: RunResult, request: WebhookRequest): Promi
 			...additionalData,
 			httpRequest: {
 				method: request.method,
-				query: request.query ?? {},
+				query: {
+					...Object.fromEntries(new URL(request.link ?? 'http://link.invalid/').searchParams),
+					...request.query,
+				},
 				body: request.body ?? {},
 				headers: {},
 				params: {},
