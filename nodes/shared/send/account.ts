@@ -155,6 +155,7 @@ export async function sendAndAccount(
 		(batch, control) => sendBatch.call(this, batch, credentials, options, settings, control),
 		options,
 		settings.batchInterval,
+		credentials,
 	);
 	for (const { request, batch, sent, failure } of reports) {
 		batch.forEach((envelope, k) => {

@@ -4,7 +4,8 @@ import type { Envelope } from '../envelopes';
 import { findSentMessages } from '../sentMessages';
 import { smsListReader } from '../smsListReader';
 import { daysSince } from '../sentWindow';
-import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../transport';
+import { sharedLimiter } from '../limiter';
+import { CREDENTIAL_TYPE } from '../transport';
 import type { RequestSettings } from '../requestOptions';
 
 /**
@@ -40,10 +41,8 @@ export async function lookUpSent(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const read = smsListReader.call(this, credentials, {
-		request: settings.request,
-		gate: new RetryGate(),
-	});
+	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
+	const read = smsListReader.call(this, credentials, { request: settings.request, gate });
 	const readPage = async (qs: IDataObject): Promise<JsonObject> => {
 		const data = await read(qs);
 		// Newest first: once a page holds only older records, so do the pages after it.
@@ -71,7 +70,7 @@ export async function lookUpSent(
 	const records = await findSentMessages(wanted, {
 		lookbackDays: daysSince(runStartedAt),
 		readPage,
-		parallel: DEFAULT_PARALLEL_REQUESTS,
+		parallel: gate.cap,
 	});
 	return records.slice(claimed.length);
 }

@@ -11,7 +11,8 @@ import { itemParameterReader } from '../../../shared/itemParameters';
 import { findSentMessages, recordKey, type SentMessage } from '../../../shared/sentMessages';
 import { windowStartDay } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
-import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../../../shared/transport';
+import { sharedLimiter } from '../../../shared/limiter';
+import { CREDENTIAL_TYPE } from '../../../shared/transport';
 import { requestSettings } from '../../../shared/requestOptions';
 import {
 	fieldsOf,
@@ -159,7 +160,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
-	const gate = new RetryGate();
+	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
 	// Items with different Lookback Days are looked up window by window, the narrowest first; a
 	// record given to an item of one window is not given to an item of another.
 	const taken = new Set<string>();
@@ -175,7 +176,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		try {
 			found = await findSentMessages(
 				lookups.map(({ message }) => message),
-				{ lookbackDays, readPage, parallel: DEFAULT_PARALLEL_REQUESTS, taken },
+				{ lookbackDays, readPage, parallel: gate.cap, taken },
 			);
 		} catch (caught) {
 			// The list could not be read: no item of this window has an answer.
