@@ -315,7 +315,8 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				const data = unwrapData(node, answer.statusCode, answer.body, context);
 				return checkedPage(node, answer.statusCode, data, page, context);
 			};
-			const records = await collectPages(readPage, limit, { parallel: gate.cap });
+			// As many pages ahead as the window allows now: none waits in line to be read unused.
+			const records = await collectPages(readPage, limit, { parallel: () => gate.window });
 			return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		});
 	};

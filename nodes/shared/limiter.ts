@@ -14,6 +14,18 @@ export const AUTO_START = 4;
 export const AUTO_CAP = 32;
 /** After a 429 or 503: the window shrinks to this share of what was in flight. */
 const REFUSED_FACTOR = 0.7;
+/**
+ * Below the threshold the window grows by this much per answer (×1.75 per round trip): the
+ * doubling of TCP's slow start overshoots a limit by up to a whole window at once.
+ */
+const START_STEP = 0.75;
+/**
+ * After a refusal the window climbs back quickly to this share of the level refused: the count in
+ * flight here includes answers on their way back, so the API's own count was lower.
+ */
+const RECOVER_FACTOR = 0.9;
+/** At or above the threshold the window grows by one every this many round trips. */
+const PROBE_ROUNDS = 4;
 /** After an answer much slower than the fastest seen: the window shrinks to this share. */
 const SLOW_FACTOR = 0.9;
 /** An answer counts as slow when it takes more than twice the fastest one plus this. */
@@ -134,10 +146,14 @@ export class Limiter {
 		if (signal === 'failed') return;
 		const current = permit.epoch === this.epoch;
 		if (signal === 'refused') {
+			// Any refusal says its level was too many, even one of a round already counted.
+			const below = Math.max(1, Math.floor((permit.inFlight - 1) * RECOVER_FACTOR));
+			this.threshold = Math.min(this.threshold, below);
 			if (!current) return;
-			// What was in flight was too much: back to a share of it, and grow slowly from there.
+			// What was in flight was too much: back to a share of it, quickly up again to just
+			// below it (as CUBIC returns to the window of its last loss), then slowly past it.
 			this.limit = Math.max(1, Math.min(this.limit, permit.inFlight) * REFUSED_FACTOR);
-			this.threshold = this.limit;
+			this.threshold = below;
 			this.epoch++;
 			return;
 		}
@@ -155,10 +171,20 @@ export class Limiter {
 			}
 			return;
 		}
+		if (!current) {
+			// Sent before the last decrease: it proves only the level it was accepted at, which
+			// the window may regain (and no more) while it recovers.
+			const proven = Math.min(this.threshold, permit.inFlight);
+			if (this.limit < proven) this.limit = Math.min(proven, this.limit + START_STEP);
+			return;
+		}
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (permit.inFlight * 2 < this.window) return;
-		// Slow start doubles the window per round trip, then one more per round trip.
-		this.limit += this.limit < this.threshold ? 1 : 1 / this.limit;
+		// Up to the threshold ×1.75 per round trip, then one more every PROBE_ROUNDS round trips.
+		this.limit =
+			this.limit < this.threshold
+				? Math.min(this.threshold, this.limit + START_STEP)
+				: this.limit + 1 / (this.limit * PROBE_ROUNDS);
 		this.limit = Math.min(this.limit, this.cap);
 	}
 }

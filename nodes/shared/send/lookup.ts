@@ -70,7 +70,7 @@ export async function lookUpSent(
 	const records = await findSentMessages(wanted, {
 		lookbackDays: daysSince(runStartedAt),
 		readPage,
-		parallel: gate.cap,
+		parallel: gate.window,
 	});
 	return records.slice(claimed.length);
 }

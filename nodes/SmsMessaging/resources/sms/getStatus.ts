@@ -176,7 +176,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		try {
 			found = await findSentMessages(
 				lookups.map(({ message }) => message),
-				{ lookbackDays, readPage, parallel: gate.cap, taken },
+				{ lookbackDays, readPage, parallel: gate.window, taken },
 			);
 		} catch (caught) {
 			// The list could not be read: no item of this window has an answer.
