@@ -222,11 +222,13 @@ A gateway of the benchmark's own (\`bench/gateway.ts\`, on 127.0.0.1) stands in 
 simulator: it holds every request it lets through for the latency shown and enforces one limit the
 node is never told, answering 429 with \`Retry-After: 1\` at once beyond it (N in flight from
 arrival to answer, or R let through in any second). "The limit's time" is the least time the limit
-allows for the ${requests} requests (the first of them alone, as Send and Return All make it). The list
+allows for the ${requests} requests: for Return All with its first page alone, as every list is read;
+for Send without (as the issue that set the targets counts it), although Send's first request
+goes alone too, which costs one round trip more than that time allows. The list
 has no Requests in Parallel option: it is set against node:http doing the same reads 4 at once
 through the same gateway, a lower bound for what the node did before Auto. ${REPETITIONS} interleaved repetitions,
-medians; \`BENCH_ONLY=adaptive npm run bench\` runs only this section. The machine is shared (other
-work ran on its ${os.cpus().length} cores meanwhile; load average ${os.loadavg()[0].toFixed(1)} when it ended, on ${new Date().toISOString().slice(0, 10)}).
+medians; \`BENCH_ONLY=adaptive npm run bench\` runs only this section. The machine's ${os.cpus().length} cores are
+shared with other work (load average ${os.loadavg()[0].toFixed(1)} when this section ended, on ${new Date().toISOString().slice(0, 10)}).
 
 ${rows.join('\n')}
 

@@ -10,6 +10,8 @@ export interface GatewayOptions {
 	target: string;
 	/** Added before every request it lets through is passed on (ms). */
 	latencyMs?: number;
+	/** Added on top of `latencyMs` per request already let through and waiting: a queueing API. */
+	queueMsPerRequest?: number;
 	/** At most this many requests through at once (from arrival to answer). */
 	maxInFlight?: number;
 	/** At most this many requests let through in any 1000 ms (a sliding window). */
@@ -130,7 +132,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 				});
 				upstream.end(Buffer.concat(chunks));
 			};
-			if (options.latencyMs) setTimeout(pass, options.latencyMs);
+			const wait = (options.latencyMs ?? 0) + (options.queueMsPerRequest ?? 0) * (inFlight - 1);
+			if (wait > 0) setTimeout(pass, wait);
 			else pass();
 		});
 	});

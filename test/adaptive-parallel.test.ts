@@ -191,6 +191,25 @@ describe('Requests in Parallel = Auto', () => {
 		expect(result.items.map((item) => item.json.id)).toEqual(ids);
 	});
 
+	test('backs off on rising latency: an API that answers slower the more it is given keeps the window small', async () => {
+		// 100 ms, and 40 ms more per request already waiting: at 8 in flight an answer takes 380 ms.
+		const { gateway, credentials } = await gatewayFor('send', {
+			latencyMs: 100,
+			queueMsPerRequest: 40,
+		});
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(1500),
+			credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records).toHaveLength(150);
+		// Without the brake the window would reach the cap (32), as it does at a steady latency.
+		expect(gateway.peak).toBeGreaterThanOrEqual(4);
+		expect(gateway.peak).toBeLessThanOrEqual(16);
+		expectEveryEnvelopeOnce(1500);
+	});
+
 	test('a fixed Requests in Parallel keeps its number: 4 never grows', async () => {
 		const { gateway, credentials } = await gatewayFor('send', { latencyMs: 50 });
 		const result = await runWorkflow({

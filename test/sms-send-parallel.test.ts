@@ -52,7 +52,7 @@ beforeEach(() => {
 });
 
 describe('SMS → Send in parallel, 50 ms from the API', () => {
-	test('by default (Auto) 4 requests at a time after the first, which goes alone, and more while they succeed; every envelope once, outputs paired in input order', async () => {
+	test('by default (Auto) 4 requests at a time after the first, which goes alone; every envelope once, outputs paired in input order', async () => {
 		const result = await runWorkflow({
 			parameters: send({ batchSize: 10 }),
 			items: customers(200),
@@ -65,10 +65,11 @@ describe('SMS → Send in parallel, 50 ms from the API', () => {
 		expect(Math.min(...requests.slice(1).map((r) => r.arrivedAt))).toBeGreaterThanOrEqual(
 			requests[0].at,
 		);
-		// The four after the first arrive before any of them is answered; then Auto grows.
+		// The four after the first arrive before any of them is answered; then Auto adapts (its
+		// growth and cap: test/adaptive-parallel.test.ts).
 		expect(requests.slice(1, 5).every((r) => r.arrivedAt < requests[1].at)).toBe(true);
 		const atOnce = mostAtOnce(requests);
-		expect(atOnce).toBeGreaterThan(4);
+		expect(atOnce).toBeGreaterThanOrEqual(2);
 		expect(atOnce).toBeLessThanOrEqual(32);
 		expect(itemsOf(requests)).toEqual(Array.from({ length: 200 }, (_, i) => i));
 		expect(result.items.map((item) => item.pairedItem)).toEqual(

@@ -29,7 +29,12 @@ const PROBE_ROUNDS = 4;
 /** After an answer much slower than the fastest seen: the window shrinks to this share. */
 const SLOW_FACTOR = 0.9;
 /** An answer counts as slow when it takes more than twice the fastest one plus this. */
-const SLOW_MARGIN_MS = 50;
+const SLOW_MARGIN_MS = 100;
+/**
+ * The fastest answer moves up by this share of every slower one's excess: after a few hundred
+ * answers it follows an API that moved further away, not a queue that builds up in a few.
+ */
+const FASTEST_DRIFT = 0.005;
 /** An Auto limiter unused for this long starts again from AUTO_START. */
 const IDLE_RESET_MS = 10 * 60_000;
 /** Shared limiters kept at most (the least recently used goes first). */
@@ -161,11 +166,12 @@ export class Limiter {
 		// The fastest answer, drifting up a little with every slower one, so that an API that
 		// moved further away is not taken for one that queues forever.
 		this.fastestMs =
-			tookMs < this.fastestMs ? tookMs : this.fastestMs + (tookMs - this.fastestMs) * 0.05;
+			tookMs < this.fastestMs ? tookMs : this.fastestMs + (tookMs - this.fastestMs) * FASTEST_DRIFT;
 		if (tookMs > 2 * this.fastestMs + SLOW_MARGIN_MS) {
-			// Answers slow down: the API queues what it is given.
-			if (current) {
-				this.limit = Math.max(1, this.limit * SLOW_FACTOR);
+			// Answers slow down: the API queues what it is given (or n8n's own process is busy,
+			// so slower answers alone never take the window below where it started).
+			if (current && this.limit > this.start) {
+				this.limit = Math.max(this.start, this.limit * SLOW_FACTOR);
 				this.threshold = this.limit;
 				this.epoch++;
 			}
