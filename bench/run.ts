@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
+import { adaptiveComparison } from './adaptive';
 import type { ContenderName } from './contenders';
 import { STATUS_WINDOW, statusWindow } from './statusWindow';
 
@@ -39,7 +40,7 @@ const STATUS_SCALES = (process.env.BENCH_STATUS_SCALES || '10000,30000,100000')
 	.split(',')
 	.map(Number);
 const ONLY = process.env.BENCH_ONLY;
-/** This node's default Requests in Parallel (nodes/shared/transport.ts). */
+/** Where this node's default Requests in Parallel, Auto, starts (nodes/shared/limiter.ts). */
 const DEFAULT_PARALLEL = 4;
 
 interface Measurement {
@@ -59,7 +60,10 @@ interface Contender {
 }
 
 const SEND: Contender[] = [
-	{ label: `this node, Send, default (${DEFAULT_PARALLEL} requests in parallel)`, name: 'send' },
+	{
+		label: `this node, Send, default (Auto: from ${DEFAULT_PARALLEL} requests in parallel, adapting)`,
+		name: 'send',
+	},
 	{ label: 'this node, Send, one request at a time', name: 'send', parallel: 1 },
 	{
 		label: `floor: node:http keep-alive, ${DEFAULT_PARALLEL} in flight`,
@@ -76,7 +80,7 @@ const SEND: Contender[] = [
 
 const LIST: Contender[] = [
 	{
-		label: `this node, Get Many, Return All (default, ${DEFAULT_PARALLEL} pages at once)`,
+		label: `this node, Get Many, Return All (default, Auto: from ${DEFAULT_PARALLEL} pages at once)`,
 		name: 'list',
 	},
 	{
@@ -92,6 +96,14 @@ const LIST: Contender[] = [
 ];
 
 /** A simulator with `records` SMS seeded and credits that never run out. */
+/**
+ * Ports of the simulators from this one on (BENCH_PORT_BASE, for a machine where each user has a
+ * range; 0, the default, lets the system pick): the hidden-limit section takes the first 900.
+ */
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE || 0);
+const ports = (offset: number) =>
+	PORT_BASE ? { apiPort: PORT_BASE + offset, sendPort: PORT_BASE + offset + 1 } : {};
+
 async function startSimulator(records: number) {
 	const simulator = new Simulator({
 		token: 'bench-token',
@@ -101,7 +113,7 @@ async function startSimulator(records: number) {
 	});
 	// What measure() trims the SMS list back to, so that sent messages never pile up.
 	simulator.seeded = records;
-	await simulator.start();
+	await simulator.start(ports(910));
 	return simulator;
 }
 
@@ -217,7 +229,7 @@ async function statusComparison() {
 	const simulator = new Simulator({ token: 'bench-token', smsRecords: 0, contacts: 0 });
 	for (const message of statusWindow(STATUS_WINDOW)) simulator.addSms(message);
 	simulator.seeded = STATUS_WINDOW;
-	await simulator.start();
+	await simulator.start(ports(920));
 	const runs = new Map<string, Measurement[]>();
 	for (let repetition = 0; repetition < REPETITIONS; repetition++) {
 		for (const [li, latency] of STATUS_LATENCIES.entries()) {
@@ -309,7 +321,7 @@ function withSection(existing: string, section: string, before: string) {
 /** Rows at one latency, with "× floor" against the floor at the same parallelism. */
 function table(rows: Row[], floorOf: (row: Row) => Row | undefined) {
 	const lines = [
-		'| Latency | Contender | HTTP requests | Wall time (median) | Items/s | Peak RSS | × floor at equal parallelism |',
+		'| Latency | Contender | HTTP requests | Wall time (median) | Items/s | Peak RSS | × floor (4 in flight; 1 for one at a time) |',
 		'|---:|---|---:|---:|---:|---:|---:|',
 	];
 	for (const row of rows) {
@@ -353,8 +365,8 @@ async function main() {
 		process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
 		return;
 	}
-	if (ONLY === 'status') {
-		const section = await statusComparison();
+	if (ONLY === 'status' || ONLY === 'adaptive') {
+		const section = ONLY === 'status' ? await statusComparison() : await adaptiveComparison();
 		process.stdout.write(section);
 		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 		fs.writeFileSync(file, withSection(existing, section, '\n## Scaling'));
@@ -385,6 +397,8 @@ async function main() {
 	process.stdout.write(`${scaleTable}\n`);
 	const statusSection = await statusComparison();
 	process.stdout.write(statusSection);
+	const adaptiveSection = await adaptiveComparison();
+	process.stdout.write(adaptiveSection);
 
 	const targets: Array<[string, number, boolean]> = [];
 	for (const [what, rows, node, one, floor] of [
@@ -393,10 +407,12 @@ async function main() {
 	] as const) {
 		for (const latency of LATENCIES.filter((l) => l >= 25)) {
 			const ratio = find(rows, latency, node).wallMs / find(rows, latency, floor).wallMs;
+			// At 100 ms, within 1.2× as before Auto (issue 30); Auto may well beat the 4-in-flight floor.
+			const bound = latency >= 100 ? 1.2 : 1.5;
 			targets.push([
-				`${what} at ${latency} ms within 1.5× the floor at equal parallelism`,
+				`${what} at ${latency} ms within ${bound}× the floor at ${DEFAULT_PARALLEL} in flight`,
 				ratio,
-				ratio <= 1.5,
+				ratio <= bound,
 			]);
 		}
 		if (LATENCIES.includes(100)) {
@@ -447,6 +463,7 @@ ${listTable}
 ${targetTable}
 
 ${statusSection}
+${adaptiveSection}
 ## Scaling
 
 ${scaleTable}

@@ -20,14 +20,14 @@ import {
 	unwrapData,
 	type ApiOperation,
 } from '../shared/errors';
+import { Limiter, RefusalCount, sharedLimiter } from '../shared/limiter';
 import { checkedPage, collectPages } from '../shared/list';
 import {
-	answerRetryDelay,
+	answerWait,
 	CREDENTIAL_TYPE,
-	DEFAULT_PARALLEL_REQUESTS,
 	DEFAULT_RETRY,
+	isRefusal,
 	networkFailure,
-	RetryGate,
 	unansweredText,
 	type Unanswered,
 } from '../shared/transport';
@@ -109,26 +109,29 @@ async function routedRequest(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
 	unanswered: (failure: Unanswered) => Error,
-	gate = new RetryGate(),
+	gate = new Limiter(false, 1, 1),
 ): Promise<Answer> {
-	for (let attempt = 1; ; attempt++) {
-		await gate.pass();
+	// Max Attempts counts refusals in a row with no progress anywhere, and network failures.
+	const refusals = new RefusalCount();
+	for (let failures = 0; ; ) {
+		const permit = await gate.acquire();
 		let answer: Answer;
 		try {
 			answer = answerIn.call(this, await this.makeRoutingRequest(requestData));
 		} catch (caught) {
+			gate.release(permit, 'failed');
 			const error = nodeError(this.getNode(), caught, this.getItemIndex());
 			if (!(error instanceof NodeApiError)) throw error;
-			const failure = networkFailure(error, DEFAULT_RETRY, attempt, await apiToken.call(this));
+			const failure = networkFailure(error, DEFAULT_RETRY, ++failures, await apiToken.call(this));
 			if ('retryInMs' in failure) {
 				await sleep(failure.retryInMs);
 				continue;
 			}
 			throw unanswered(failure);
 		}
-		const wait = answerRetryDelay(DEFAULT_RETRY, attempt, answer);
+		gate.release(permit, isRefusal(answer.statusCode) ? 'refused' : 'accepted');
+		const wait = await answerWait(gate, refusals, DEFAULT_RETRY, answer);
 		if (wait === undefined) return answer;
-		gate.holdFor(wait);
 	}
 }
 
@@ -268,8 +271,8 @@ function recordsWanted(this: IExecutePaginationFunctions): number {
 /**
  * The request hook of both lists' Get Many: checks the item's `parameters`, Return All and Limit,
  * then reads the item's records up to the Limit or all of them; after the first page, several
- * pages at once when the API says how many there are, all of them held back together by a 429 or
- * 503 on any.
+ * pages at once when the API says how many there are, as many as the credential's Auto limiter
+ * allows, all of them held back together by a 429 or 503 on any.
  */
 export function getManyPages(parameters: CheckedParameter[]) {
 	return async function (
@@ -281,8 +284,12 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			const itemIndex = this.getItemIndex();
 			const limit = recordsWanted.call(this);
 			const request = checkedRequest.call(this, requestData, parameters);
-			const token = await apiToken.call(this);
-			const gate = new RetryGate();
+			const { baseUrl, apiToken: token } = await this.getCredentials<{
+				baseUrl: string;
+				apiToken: string;
+			}>(CREDENTIAL_TYPE);
+			// Auto: the requests in flight adapt to the API, with every run of this credential.
+			const gate = sharedLimiter(baseUrl, token);
 			const readPage = async (page: number, pageSize: number): Promise<JsonObject> => {
 				const options = {
 					...request.options,
@@ -307,7 +314,8 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				const data = unwrapData(node, answer.statusCode, answer.body, context);
 				return checkedPage(node, answer.statusCode, data, page, context);
 			};
-			const records = await collectPages(readPage, limit, { parallel: DEFAULT_PARALLEL_REQUESTS });
+			// As many pages ahead as the window allows now: none waits in line to be read unused.
+			const records = await collectPages(readPage, limit, { parallel: () => gate.window });
 			return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		});
 	};

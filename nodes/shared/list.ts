@@ -40,9 +40,9 @@ export type PageReader = (page: number, pageSize: number) => Promise<JsonObject>
 export interface CollectOptions {
 	/**
 	 * Pages read at once after the first, when the first page says how many there are (1, the
-	 * default: one page after another).
+	 * default: one page after another), or a function giving it at each page (a limiter's window).
 	 */
-	parallel?: number;
+	parallel?: number | (() => number);
 }
 
 /** A count the API gave, if it gave one. */
@@ -80,7 +80,7 @@ type Settled = { data: JsonObject } | { error: unknown };
  * With `parallel` above 1 and a first page that gives `totalPages` or `totalElements`, the pages up
  * to the last one those totals and the Limit call for are read `parallel` at a time, and taken in
  * page order by the same rules: a page after the one that stops is never used (nor its error), and
- * no more than `parallel - 1` pages are ever asked past it. Past the planned pages, or without
+ * no more than `parallel - 1` pages (at its largest) are ever asked past it. Past the planned pages, or without
  * totals, pages go one after another.
  */
 export async function collectPages(
@@ -107,13 +107,14 @@ export async function collectPages(
 	const first = await readPage(1, pageSize);
 	if (take(first, 1)) return records;
 	let page = 2;
+	const inParallel = typeof parallel === 'number' ? () => parallel : parallel;
 	const planned =
-		parallel > 1 ? plannedPages(first, (first.content as unknown[]).length, limit) : undefined;
+		inParallel() > 1 ? plannedPages(first, (first.content as unknown[]).length, limit) : undefined;
 	if (planned !== undefined && planned >= page) {
 		const ahead = new Map<number, Promise<Settled>>();
 		let next = page;
 		const readAhead = () => {
-			for (; next <= planned && ahead.size < parallel; next++) {
+			for (; next <= planned && ahead.size < inParallel(); next++) {
 				ahead.set(
 					next,
 					readPage(next, pageSize).then(

@@ -10,13 +10,14 @@ import {
 import { unwrapData } from './errors';
 import { checkedPage } from './list';
 import type { SmsPageReader } from './sentMessages';
-import { DEFAULT_RETRY, requestWithRetry, unansweredText, type RetryGate } from './transport';
+import type { Limiter } from './limiter';
+import { DEFAULT_RETRY, requestWithRetry, unansweredText } from './transport';
 
 export interface SmsListReading {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */
 	request?: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
-	/** Holds back every request of the run while the API asks to slow down. */
-	gate?: RetryGate;
+	/** The requests in flight, and every request held back while the API asks to slow down. */
+	gate?: Limiter;
 	/** The item an error names. */
 	itemIndex?: number;
 	/** What an error says about trying again, after "Reading the list changes nothing; ". */

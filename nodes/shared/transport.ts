@@ -7,6 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { redact } from './errors';
+import { Limiter, RefusalCount, type Permit } from './limiter';
 import { decide } from './outcome';
 
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
@@ -114,34 +115,42 @@ export function networkFailure(
 	return { outcome, reason: redact(reason ?? error.message, apiToken), code, attempts: attempt };
 }
 
-/** How many requests Send and Return All keep in flight at once unless told otherwise. */
-export const DEFAULT_PARALLEL_REQUESTS = 4;
+/**
+ * Requests in Parallel's default: 0, Auto (nodes/shared/limiter.ts). A 429 or 503 on any request
+ * of a limiter holds back all of them (their retries included) until the wait it asked for is
+ * over, so that requests in parallel never turn one refusal into a storm of retries.
+ */
+export const DEFAULT_PARALLEL_REQUESTS = 0;
+
+/** A 429 or a 503: the API (or what stands before it) asks for fewer requests. */
+export const isRefusal = (statusCode: number) => statusCode === 429 || statusCode === 503;
 
 /**
- * Shared by the requests of one run: a 429 or 503 on any of them holds back every request of the
- * run (its retry included) until the wait it asked for is over, so that requests in parallel never
- * turn one refusal into a storm of retries.
+ * After an answer, the wait before the request is tried again, or undefined when the answer is
+ * final. A 429 or 503 holds back every request of the limiter for the wait it asks, and counts
+ * toward Max Attempts only while no request of the limiter gets through: before the count ends
+ * the request, the requests in flight are answered, and any accepted among them starts it again.
  */
-export class RetryGate {
-	private openAt = 0;
-
-	/** Holds every request back for `ms` from now (a longer hold already set stays). */
-	holdFor(ms: number): void {
-		this.openAt = Math.max(this.openAt, Date.now() + ms);
-	}
-
-	/** Resolves once no hold is left. */
-	async pass(): Promise<void> {
-		for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) {
-			await sleep(left);
-		}
-	}
+export async function answerWait(
+	gate: Limiter,
+	refusals: RefusalCount,
+	policy: RetryPolicy,
+	answer: { statusCode: number; body: unknown; retryAfter: unknown },
+): Promise<number | undefined> {
+	// Only a refusal is ever tried again (`decide` retries no other answer, and only the API's own).
+	if (!isRefusal(answer.statusCode)) return undefined;
+	let count = refusals.next(gate);
+	const asked = answerRetryDelay({ ...policy, maxAttempts: Infinity }, count, answer);
+	if (asked === undefined) return undefined;
+	gate.holdFor(asked);
+	if (count >= policy.maxAttempts && count > 1) count = await refusals.recount(gate);
+	return count >= policy.maxAttempts ? undefined : asked;
 }
 
 /** How the requests of one run are held back together. */
 export interface RequestControl {
-	/** The run's gate; a request without one waits alone. */
-	gate?: RetryGate;
+	/** The limiter of the run's requests; a request without one waits alone. */
+	gate?: Limiter;
 	/**
 	 * Checked after the gate, before every attempt: once true, no new request is made. A request
 	 * that made no attempt yet ends `notStarted`; one already refused with a 429 or 503 ends with
@@ -160,13 +169,18 @@ export async function requestWithRetry(
 	this: IExecuteFunctions | IPollFunctions,
 	options: IHttpRequestOptions,
 	policy: RetryPolicy,
-	{ gate = new RetryGate(), stopped = () => false }: RequestControl = {},
+	{ gate = new Limiter(false, 1, 1), stopped = () => false }: RequestControl = {},
 ): Promise<Delivery> {
 	// What this request ends with if the run stops before its next attempt.
 	let ifStopped: Delivery = { outcome: 'notStarted' };
-	for (let attempt = 1; ; attempt++) {
-		await gate.pass();
-		if (stopped()) return ifStopped;
+	// Max Attempts counts refusals in a row with no progress anywhere, and network failures.
+	const refusals = new RefusalCount();
+	for (let failures = 0; ; ) {
+		const permit: Permit = await gate.acquire();
+		if (stopped()) {
+			gate.release(permit);
+			return ifStopped;
+		}
 		let response: FullResponse;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
@@ -175,15 +189,16 @@ export async function requestWithRetry(
 				ignoreHttpStatusErrors: true,
 			})) as FullResponse;
 		} catch (caught) {
+			gate.release(permit, 'failed');
 			const { apiToken } = await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE);
 			const error = caught as NodeApiError;
-			const failure = networkFailure(error, policy, attempt, apiToken);
+			const failure = networkFailure(error, policy, ++failures, apiToken);
 			if ('retryInMs' in failure) {
 				// As if this were the last attempt: what to report should the run stop meanwhile.
 				ifStopped = networkFailure(
 					error,
-					{ ...policy, maxAttempts: attempt },
-					attempt,
+					{ ...policy, maxAttempts: failures },
+					failures,
 					apiToken,
 				) as Unanswered;
 				await sleep(failure.retryInMs);
@@ -191,13 +206,13 @@ export async function requestWithRetry(
 			}
 			return failure;
 		}
-		const wait = answerRetryDelay(policy, attempt, {
+		gate.release(permit, isRefusal(response.statusCode) ? 'refused' : 'accepted');
+		const wait = await answerWait(gate, refusals, policy, {
 			statusCode: response.statusCode,
 			body: response.body,
 			retryAfter: response.headers['retry-after'],
 		});
 		if (wait === undefined) return { outcome: 'answered', response };
 		ifStopped = { outcome: 'answered', response };
-		gate.holdFor(wait);
 	}
 }

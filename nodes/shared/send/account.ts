@@ -174,6 +174,7 @@ export async function sendAndAccount(
 		options,
 		settings.batchInterval,
 		enter,
+		credentials,
 	);
 	for (const envelope of notAttempted) {
 		accounts.set(envelope, {

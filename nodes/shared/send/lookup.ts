@@ -4,7 +4,8 @@ import type { Envelope } from '../envelopes';
 import { findSentMessages } from '../sentMessages';
 import { CLOCK_MARGIN_MS } from '../sentWindow';
 import { smsListReader } from '../smsListReader';
-import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../transport';
+import { sharedLimiter } from '../limiter';
+import { CREDENTIAL_TYPE } from '../transport';
 import type { RequestSettings } from '../requestOptions';
 
 /**
@@ -33,10 +34,8 @@ export async function lookUpSent(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const readPage = smsListReader.call(this, credentials, {
-		request: settings.request,
-		gate: new RetryGate(),
-	});
+	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
+	const readPage = smsListReader.call(this, credentials, { request: settings.request, gate });
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
 	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));
@@ -57,6 +56,6 @@ export async function lookUpSent(
 			since,
 		})),
 	];
-	const records = await findSentMessages(wanted, { readPage, parallel: DEFAULT_PARALLEL_REQUESTS });
+	const records = await findSentMessages(wanted, { readPage, parallel: gate.window });
 	return records.slice(claimed.length);
 }

@@ -10,6 +10,7 @@ export interface SendOptions {
 	maxAttempts: number;
 	maxMessages: number;
 	onRequestFailure: 'stop' | 'continue';
+	/** 0 is Auto; 1 to 16 fixes the requests in flight. */
 	parallelRequests: number;
 }
 
@@ -37,7 +38,7 @@ export function readOptions(this: IExecuteFunctions): SendOptions {
 			oneOf(ref('onRequestFailure', 'After a Failed Request'), v, ['stop', 'continue']),
 		) as SendOptions['onRequestFailure'],
 		parallelRequests: option('parallelRequests', DEFAULT_PARALLEL_REQUESTS, (v) =>
-			integerInRange(ref('parallelRequests', 'Requests in Parallel'), v, 1, 16),
+			integerInRange(ref('parallelRequests', 'Requests in Parallel'), v, 0, 16),
 		),
 	};
 }

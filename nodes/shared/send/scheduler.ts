@@ -1,7 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
-import { RetryGate, type RequestControl } from '../transport';
+import { runLimiter } from '../limiter';
+import type { RequestControl } from '../transport';
 import type { SendOptions } from './options';
 import type { RequestResult } from './request';
 
@@ -12,11 +13,12 @@ export interface RequestReport extends RequestResult {
 }
 
 /**
- * Sends the batches, `options.parallelRequests` at a time after the first, which goes alone (a
- * wrong token, Sender ID or balance then fails one request, not several). Requests start in batch
- * order and at least `batchInterval` apart. With After a Failed Request = Stop, no request starts
- * once one has failed for good: those in flight finish and are reported, the others are not
- * attempted. A 429 or 503 on any request holds back all of them (one gate for the run).
+ * Sends the batches after the first, which goes alone (a wrong token, Sender ID or balance then
+ * fails one request, not several), as many at a time as `options.parallelRequests` says: a number
+ * fixes it, 0 (Auto) leaves it to the credential's shared limiter (nodes/shared/limiter.ts).
+ * Requests start in batch order and at least `batchInterval` apart. With After a Failed Request =
+ * Stop, no request starts once one has failed for good: those in flight finish and are reported,
+ * the others are not attempted. A 429 or 503 on any request holds back all of them.
  */
 export async function sendAll(
 	batches: Envelope[][],
@@ -24,11 +26,13 @@ export async function sendAll(
 	options: Pick<SendOptions, 'onRequestFailure' | 'parallelRequests'>,
 	batchInterval: number,
 	onReport: (report: RequestReport) => void,
+	{ sendBaseUrl, apiToken }: { sendBaseUrl: string; apiToken: string },
 ): Promise<{ reports: RequestReport[]; notAttempted: Envelope[] }> {
 	const reports: RequestReport[] = [];
 	const notAttempted: Envelope[] = [];
 	let stopped = false;
-	const control: RequestControl = { gate: new RetryGate(), stopped: () => stopped };
+	const gate = runLimiter(options.parallelRequests, sendBaseUrl, apiToken);
+	const control: RequestControl = { gate, stopped: () => stopped };
 	let nextStart = 0;
 	const send = async (index: number) => {
 		if (batchInterval > 0) {
@@ -63,7 +67,8 @@ export async function sendAll(
 		while (!stopped && next < batches.length) await send(next++);
 	};
 	if (batches.length > 0) await send(next++);
-	const workers = Math.min(options.parallelRequests, batches.length - next);
+	// As many workers as the window may ever hold: the limiter decides how many send at once.
+	const workers = Math.min(gate.cap, batches.length - next);
 	await Promise.all(Array.from({ length: workers }, worker));
 	for (const batch of batches.slice(next))
 		for (const envelope of batch) notAttempted.push(envelope);

@@ -12,7 +12,8 @@ import { itemParameterReader } from '../../../shared/itemParameters';
 import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
 import { CLOCK_MARGIN_MS, windowStartDay, windowStartMs } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
-import { CREDENTIAL_TYPE, DEFAULT_PARALLEL_REQUESTS, RetryGate } from '../../../shared/transport';
+import { sharedLimiter } from '../../../shared/limiter';
+import { CREDENTIAL_TYPE } from '../../../shared/transport';
 import { requestSettings } from '../../../shared/requestOptions';
 import {
 	dateTime,
@@ -209,16 +210,17 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
+	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
-		gate: new RetryGate(),
+		gate,
 		itemIndex: lookups[0].itemIndex,
 	});
 	let found: Array<IDataObject | undefined>;
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
-			{ readPage, parallel: DEFAULT_PARALLEL_REQUESTS },
+			{ readPage, parallel: gate.window },
 		);
 	} catch (caught) {
 		// The list could not be read: no item has an answer.
