@@ -67,7 +67,9 @@ async function singleInstance(parameters: RunOptions['parameters'], items: objec
 
 /** A Send output item without what depends on the order of sends (the API's id, the balance). */
 const sendResult = ({ json, pairedItem }: Item) => {
-	const { id: _id, balance: _balance, ...rest } = json;
+	// What differs between two runs of the same send: the ids, the balance and when it went out.
+	const { id: _id, balance: _balance, sentAt, ...rest } = json;
+	expect(sentAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
 	return { json: rest, pairedItem };
 };
 
