@@ -478,17 +478,29 @@ async function ensureOwner(port) {
 		throw new Error(`could not set up the n8n owner: ${setup.status} ${await setup.text()}`);
 }
 
-/** Logs the owner in to the n8n at `n8nUrl`; the answer carries the session cookie. */
+/**
+ * Logs the owner in to the n8n at `n8nUrl`; the answer carries the session cookie. n8n in
+ * production mode allows 5 logins per minute and email: a refused login (429) waits for n8n's
+ * window to pass and tries again, for at most about 90 s (the test files log in more often).
+ */
 async function login(n8nUrl) {
-	return await fetch(`${n8nUrl}/rest/login`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({
-			emailOrLdapLoginId: OWNER.email,
-			email: OWNER.email,
-			password: OWNER.password,
-		}),
-	});
+	const attempt = async () =>
+		await fetch(`${n8nUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				emailOrLdapLoginId: OWNER.email,
+				email: OWNER.email,
+				password: OWNER.password,
+			}),
+		});
+	let response = await attempt();
+	for (let tries = 1; response.status === 429 && tries <= 6; tries++) {
+		const asked = Number(response.headers.get('retry-after'));
+		await new Promise((resolve) => setTimeout(resolve, (asked > 0 ? asked : 15) * 1000));
+		response = await attempt();
+	}
+	return response;
 }
 
 /**
