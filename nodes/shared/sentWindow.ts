@@ -17,11 +17,6 @@ export function utcDay(at: number): string {
 	return new Date(at).toISOString().slice(0, 10);
 }
 
-/** The first day of a window of `lookbackDays` days before `now`'s day (its `start-date`). */
-export function windowStartDay(lookbackDays: number, now = Date.now()): string {
-	return utcDay(now - lookbackDays * DAY_MS);
-}
-
 /** The UTC day a record of the list was sent on; `fallback` when its `sentAt` cannot be read. */
 export function sentDayOf(record: IDataObject, fallback: string): string {
 	const at = Date.parse(String(record.sentAt));

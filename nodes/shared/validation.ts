@@ -176,13 +176,15 @@ const DAY_MONTH_ORDER = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
  * date-time, or given by an expression (Luxon DateTime, JavaScript Date) keeps the calendar
  * date it names; "01/02/2026" is refused because it reads as two different days.
  */
+/** The ISO 8601 text of a Date or of n8n's DateTime (Luxon), if it is one. */
+function isoOf(value: object): unknown {
+	const candidate = value as { toISO?: () => string; toISOString?: () => string };
+	return candidate.toISO?.() ?? candidate.toISOString?.();
+}
+
 /** A moment: an ISO 8601 date-time (as Send's output gives it), a Date or n8n's DateTime; in ms. */
 export function dateTime(ref: FieldRef, value: unknown): number {
-	let text: unknown = value;
-	if (value && typeof value === 'object') {
-		const candidate = value as { toISO?: () => string; toISOString?: () => string };
-		text = candidate.toISO?.() ?? candidate.toISOString?.();
-	}
+	const text = value && typeof value === 'object' ? isoOf(value) : value;
 	const at =
 		typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(text.trim()) ? Date.parse(text) : NaN;
 	if (Number.isNaN(at)) {
@@ -204,8 +206,7 @@ export function apiDate(ref: FieldRef, value: unknown): string {
 		);
 	let text: string;
 	if (value && typeof value === 'object') {
-		const candidate = value as { toISO?: () => string; toISOString?: () => string };
-		const iso = candidate.toISO?.() ?? candidate.toISOString?.();
+		const iso = isoOf(value);
 		if (typeof iso !== 'string') throw fail();
 		text = iso;
 	} else {

@@ -10,7 +10,7 @@ import {
 import { errorItem, nodeError } from '../../../shared/errors';
 import { itemParameterReader } from '../../../shared/itemParameters';
 import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
-import { CLOCK_MARGIN_MS, windowStartDay, windowStartMs } from '../../../shared/sentWindow';
+import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
 import { sharedLimiter } from '../../../shared/limiter';
 import { CREDENTIAL_TYPE } from '../../../shared/transport';
@@ -158,7 +158,7 @@ function notFound(node: INode, { itemIndex, lookbackDays, sentAt, message }: Loo
 		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
 		{
 			itemIndex,
-			description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${sentAt === undefined ? `${windowStartDay(lookbackDays)} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
+			description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
 		},
 	);
 }

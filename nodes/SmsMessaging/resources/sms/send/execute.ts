@@ -59,6 +59,10 @@ function recallEarlierTries(
 	return { toSend, recalled };
 }
 
+/** Whether any of the run's `envelopes` is not accounted for as sent. */
+const notAllSent = (accounts: Map<Envelope, Account>, envelopes: number) =>
+	accounts.size < envelopes || [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+
 /**
  * Kept for the next try while anything is not sent (a message not accounted for, as when the run
  * ended by an exception, counts as not sent); gone once everything is.
@@ -68,8 +72,7 @@ function keepForNextTry(
 	accounts: Map<Envelope, Account>,
 	envelopes: number,
 ): void {
-	const failed =
-		accounts.size < envelopes || [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+	const failed = notAllSent(accounts, envelopes);
 	const kept = new Map<number, LedgerEntry>();
 	if (failed) {
 		for (const [envelope, account] of accounts) {
@@ -128,7 +131,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		// Whatever ends the run, what went out is kept for the next try.
 		keepForNextTry.call(this, accounts, envelopes.length);
 	}
-	const failed = [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+	const failed = notAllSent(accounts, envelopes.length);
 
 	if (failed && !continueOnFail) {
 		throw runError(node, reports, accounts, recalled, batches.length);
