@@ -116,6 +116,20 @@ describe('SMS → Send reads numbers as people write them', () => {
 		expect(numbersSent()).toEqual(['447700900124', '254712345678']);
 	});
 
+	test('no country code starts with 0: "+0…" and "000…" are not phone numbers', async () => {
+		const result = await runWorkflow({
+			parameters: send({ defaultCountryCode: '44' }),
+			items: phones('+07700 900123', '000 7700 900123'),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => item.json.error)).toEqual([
+			'Recipient Number is not a phone number: "+07700 900123"',
+			'Recipient Number is not a phone number: "000 7700 900123"',
+		]);
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
 	test('a Default Country Code that is not one is refused before any request', async () => {
 		const result = await runWorkflow({
 			parameters: send({ defaultCountryCode: '044' }),
