@@ -1,12 +1,14 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import {
+	countryCode,
 	fieldsOf,
 	isSet,
 	normalisedPhoneNumber,
 	phoneNumber,
 	requiredText,
 	senderIdName,
+	type NationalNumbers,
 } from './validation';
 
 /** One input item turned into what the API calls an envelope, with the Sender ID it goes with. */
@@ -16,11 +18,23 @@ export interface Envelope {
 	envelope: { number: string; message: string; thirdPartyRef?: string };
 }
 
-/** The item's raw parameter values, read by whoever builds the envelope. */
+/**
+ * The item's raw parameter values, read by whoever builds the envelope. `defaultCountryCode` is
+ * there only for a node with that setting (SMS → Send's Options).
+ */
 export type EnvelopeReaders = Record<
 	'senderId' | 'number' | 'message' | 'thirdPartyRef',
 	(itemIndex: number) => unknown
->;
+> & { defaultCountryCode?: (itemIndex: number) => unknown };
+
+/** How this item's national numbers are read: with its Default Country Code, if the node has one. */
+function nationalNumbers(node: INode, read: EnvelopeReaders, itemIndex: number): NationalNumbers {
+	if (read.defaultCountryCode === undefined) return { hasSetting: false };
+	const given = read.defaultCountryCode(itemIndex);
+	if (!isSet(given)) return { hasSetting: true };
+	const ref = fieldsOf(node, itemIndex, 'options')('defaultCountryCode', 'Default Country Code');
+	return { hasSetting: true, defaultCountryCode: countryCode(ref, given) };
+}
 
 /**
  * Checks one item and builds its envelope, or throws an error naming the item and the field. A
@@ -30,7 +44,11 @@ export function readEnvelope(node: INode, read: EnvelopeReaders, itemIndex: numb
 	const ref = fieldsOf(node, itemIndex);
 	const thirdPartyRef = read.thirdPartyRef(itemIndex);
 	const envelope: Envelope['envelope'] = {
-		number: phoneNumber(ref('number', 'Recipient Number'), read.number(itemIndex)),
+		number: phoneNumber(
+			ref('number', 'Recipient Number'),
+			read.number(itemIndex),
+			nationalNumbers(node, read, itemIndex),
+		),
 		message: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 	};
 	const blank = typeof thirdPartyRef === 'string' && thirdPartyRef.trim() === '';

@@ -92,7 +92,14 @@ export function itemParameterReader(
 	name: string,
 	fallback: unknown,
 ): (itemIndex: number) => unknown {
-	const raw = context.getNode().parameters[name];
+	// A dotted name reads inside a collection (`options.defaultCountryCode`), as n8n's own reader does.
+	const raw = name
+		.split('.')
+		.reduce<unknown>(
+			(value, key) =>
+				value !== null && typeof value === 'object' ? (value as IDataObject)[key] : undefined,
+			context.getNode().parameters,
+		);
 	if (typeof raw !== 'string' || !raw.startsWith('=')) {
 		const value = context.getNodeParameter(name, 0, fallback) as unknown;
 		return () => value;

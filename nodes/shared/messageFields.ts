@@ -22,7 +22,7 @@ export const recipientNumberField: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. 254712345678 or {{ $json.phone }}',
 	description:
-		'Phone number with country code, read from each item. Spaces, dashes, dots, parentheses and a leading + or 00 are removed before sending.',
+		'Phone number with country code, read from each item. Spaces, dashes, dots, parentheses, a leading + or 00 and a (0) after the country code are removed before sending. A number with a leading 0 is national: it needs a country code.',
 };
 
 export const messageField: INodeProperties = {

@@ -24,9 +24,14 @@ export interface RunPlan {
 
 /**
  * Everything checked before the first request: the options, n8n's Request Options, every item's
- * envelope, the cap on messages and the credential's URLs.
+ * envelope, the cap on messages and the credential's URLs. `defaultCountryCode`: the node has
+ * that option (SMS → Send), read per item for its national numbers.
  */
-export async function planRun(this: IExecuteFunctions, continueOnFail: boolean): Promise<RunPlan> {
+export async function planRun(
+	this: IExecuteFunctions,
+	continueOnFail: boolean,
+	{ defaultCountryCode = false } = {},
+): Promise<RunPlan> {
 	const options = readOptions.call(this);
 	const settings = requestSettings.call(this);
 	const node = this.getNode();
@@ -35,6 +40,9 @@ export async function planRun(this: IExecuteFunctions, continueOnFail: boolean):
 		number: itemParameterReader(this, 'number', ''),
 		message: itemParameterReader(this, 'message', ''),
 		thirdPartyRef: itemParameterReader(this, 'thirdPartyRef', ''),
+		...(defaultCountryCode
+			? { defaultCountryCode: itemParameterReader(this, 'options.defaultCountryCode', '') }
+			: {}),
 	};
 	const envelopes: Envelope[] = [];
 	const refused: INodeExecutionData[] = [];

@@ -43,7 +43,7 @@ export const smsGetStatusDescription: INodeProperties[] = [
 		default: '={{ $json.recipient }}',
 		placeholder: 'e.g. 254712345678',
 		description:
-			"The number the message was sent to, with country code. The default reads SMS → Send's output field recipient. Spaces, dashes, dots, parentheses and a leading + or 00 are ignored, as Send ignores them.",
+			"The number the message was sent to, with country code. The default reads SMS → Send's output field recipient. It is read as Send reads numbers: spaces, dashes, dots, parentheses, a leading + or 00 and a (0) after the country code are ignored; a number with a leading 0 needs its country code.",
 		displayOptions: { show: showOnlyForSmsGetStatus },
 	},
 	{

@@ -69,6 +69,15 @@ export const smsSendDescription: INodeProperties[] = [
 					'How many messages go in one request to the API. Fewer requests are faster; the API publishes no maximum.',
 			},
 			{
+				displayName: 'Default Country Code',
+				name: 'defaultCountryCode',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. 44',
+				description:
+					'The country of national numbers, those written with a leading 0 such as 07700 900123: its code (digits, e.g. 44 for Britain) takes the place of the 0. Numbers written with + or 00 keep their own country code. Without it a national number is refused.',
+			},
+			{
 				displayName: 'Dry Run',
 				name: 'dryRun',
 				type: 'boolean',

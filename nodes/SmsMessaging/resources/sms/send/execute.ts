@@ -101,7 +101,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const continueOnFail = this.continueOnFail();
 	let plan: RunPlan;
 	try {
-		plan = await planRun.call(this, continueOnFail);
+		plan = await planRun.call(this, continueOnFail, { defaultCountryCode: true });
 	} catch (caught) {
 		const error = nodeError(node, caught, 0);
 		if (!continueOnFail) throw error;
