@@ -62,7 +62,7 @@ function runSummary(
 
 /** What a failed request's description says about its messages: the run's account says it once. */
 const OUTCOME_HINTS = new Set([NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT]);
-const withoutOutcomeHints = (description: string) =>
+const withoutOutcomeHints = (description = '') =>
 	description
 		.split('\n')
 		.filter((line) => !OUTCOME_HINTS.has(line))
@@ -89,11 +89,12 @@ export function runError(
 		const left = open(batch);
 		// What the run found out since (the SMS list lookup) is in the account, not the report.
 		const account = accounts.get(left[0]);
-		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
+		const description =
+			account?.outcome === 'sent' ? undefined : withoutOutcomeHints(account?.failure.description);
 		lines.push(
 			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}: ${sentence(message)}`,
 		);
-		if (description) lines.push(withoutOutcomeHints(description));
+		if (description) lines.push(description);
 		if (outcome === 'unknown') {
 			// A few, to recognise them by: each error item of the run carries its own envelope.
 			const shown = left.slice(0, ENVELOPES_SHOWN).map(({ envelope }) => envelope);
