@@ -114,14 +114,14 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
   npm start imports only the examples (and the credential) n8n does not hold yet, by id: your
   edits stay. To get one back as shipped, delete it in n8n and run npm start again.
 
-  First steps (as in README.md); for 1, 2 and 4 open the workflow and click Execute workflow:
-  1. "SMS: send a personalised message to every row": three messages go out in one request.
-  2. "SMS: approve a bulk send by SMS before it goes out": open the link of the approval SMS (in
+  Next steps (numbered as in README.md); for 3, 4 and 6 open the workflow, click Execute workflow:
+  3. "SMS: send a personalised message to every row": three messages go out in one request.
+  4. "SMS: approve a bulk send by SMS before it goes out": open the link of the approval SMS (in
      the inbox) and press "Send it"; the three messages go out.
-  3. "${ALERT.name}" is ${alertImported ? published : `${published} unless you changed that`} and checks every minute.
+  5. "${ALERT.name}" is ${alertImported ? published : `${published} unless you changed that`} and checks every minute.
      The simulator marks each SMS delivered or failed ${DELIVERY_DELAY_MS / 1000} s after it accepted it (about 1 in
      ${Math.round(1 / FAILURE_RATE)} fail, at random); the next check runs the alert with the failed ones (see Executions).
-  4. "SMS: send, wait, check delivery and alert on failures": it waits ${CHECK_WAIT_S} s, then reads each status.
+  6. "SMS: send, wait, check delivery and alert on failures": it waits ${CHECK_WAIT_S} s, then reads each status.
 
 Ctrl-C stops n8n and the simulator.`);
 }
