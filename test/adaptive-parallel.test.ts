@@ -133,8 +133,12 @@ describe('Requests in Parallel = Auto', () => {
 		});
 		// The first request goes alone and is refused three times in a row: the run stops there.
 		expect(gateway.records).toHaveLength(3);
-		expect(result.error?.description).toContain('Not sent (50 messages): items 0-49.');
-		expect(result.error?.description).toContain('No message of this run was sent.');
+		// The first request's items not sent, the others not attempted; no item is sent.
+		expect(result.error?.message).toMatch(/ \[every item of this run\]$/);
+		expect(result.error?.description).toContain('Not sent (10 messages): items 0-9.');
+		expect(result.error?.description).toContain(
+			'Not attempted, as the run stopped first (40 messages): items 10-49.',
+		);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(0);
 	});
 

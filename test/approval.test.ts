@@ -216,7 +216,8 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		ctx.sim.inject({ host: 'send', status: 401 });
 		const result = await waitingRun();
 		expect(result.error?.message).toBeDefined();
-		expect(result.error?.description).toContain('No message of this run was sent.');
+		expect(result.error?.message).toMatch(/ \[every item of this run\]$/);
+		expect(result.error?.description).toContain('Not sent (2 messages): items 0-1. These can be sent again.');
 		expect(result.run.waitTill).toBeUndefined();
 		expect(result.run.status).toBe('error');
 		expect(result.serialized).not.toContain(TOKEN);

@@ -100,7 +100,7 @@ describe('Contact → Get Many', () => {
 		expect(result.error?.message).toBe('Authentication failed');
 		const [hint, details] = result.error!.description!.split('\n');
 		expect(hint).toBe(
-			'The API did not accept the API Token of the credential "SMS Messaging account". Check the API Token field of that credential, or create a new token in your Messaging Service account.',
+			'The API did not accept the API Token of the credential "SMS Messaging account": correct its API Token field, or create a new token in your Messaging Service account and enter that.',
 		);
 		expect(details).toBe('Details from the API: X-Service: missing or invalid API token.');
 		expect(result.serialized).not.toContain('stale-token-abc');

@@ -77,7 +77,8 @@ const OPERATIONS: Operation[] = [
 		},
 		request: 'POST /outgoings/send',
 		header: 'authorization',
-		timeoutError: `Delivery unknown: ${UNANSWERED}`,
+		// Its one item failed: the title names the run.
+		timeoutError: `Delivery unknown: ${UNANSWERED} [every item of this run]`,
 	},
 ];
 

@@ -75,7 +75,7 @@ describe('retries of refusals that prove nothing was sent', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.httpCode).toBe('429');
-		expect(result.error?.description).toContain('No message of this run was sent.');
+		expect(result.error?.description).toContain('Not sent (1 message): items 0. These can be sent again.');
 		expect(sendRequests()).toHaveLength(1);
 	});
 
@@ -141,7 +141,7 @@ describe('failures after the request may have reached the API are never retried'
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered',
+			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered [every item of this run]',
 		);
 		expect(result.error?.description).toContain('Network error code: ECONNRESET.');
 		expect(result.error?.description).toContain('Check SMS → Get Many');
@@ -184,7 +184,7 @@ describe('responses are checked, not trusted', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it is not a JSON object',
+			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it is not a JSON object [every item of this run]',
 		);
 		expect(result.items).toEqual([]);
 		expect(sendRequests()).toHaveLength(1);
@@ -242,12 +242,14 @@ describe('partial failure is accounted for exactly', () => {
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe('payment required');
 		const description = result.error?.description ?? '';
-		expect(description).toContain('Request 4 of 10, items 30-39, not sent: payment required');
+		expect(description).toContain('Request 4 of 10, items 30-39: payment required.');
 		expect(description).toContain(
 			'Sent and charged (30 messages): items 0-29. A retry of this execution skips them; a new execution sends them again.',
 		);
-		expect(description).toContain('Not sent (70 messages): items 30-99. These can be sent again.');
-		expect(description).toContain('Not attempted, as the run stopped first: items 40-99.');
+		expect(description).toContain('Not sent (10 messages): items 30-39. These can be sent again.');
+		expect(description).toContain(
+			'Not attempted, as the run stopped first (60 messages): items 40-99. These can be sent again.',
+		);
 		expect(description).not.toContain('May have been sent');
 		expect(sendRequests()).toHaveLength(4);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(30);
@@ -302,7 +304,8 @@ describe('partial failure is accounted for exactly', () => {
 			items: customers(100),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.description).toContain('Request 4 of 10, items 30-39, not sent');
+		expect(result.error?.description).toContain('Request 4 of 10, items 30-39: payment required.');
+		expect(result.error?.description).toContain('Not sent (10 messages): items 30-39.');
 		expect(result.error?.description).toContain('Sent and charged (90 messages)');
 		expect(result.error?.description).not.toContain('Not attempted');
 		expect(ctx.sim.sentEnvelopes).toHaveLength(90);

@@ -14,7 +14,7 @@ const listRequests = () => ctx.sim.requests.filter((r) => r.path === '/sms');
 const listUnreadable = () => ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 
 describe('unknown outcomes are never reported as nothing sent', () => {
-	test('a timeout while the API accepts the messages, the SMS list unreadable: may have been sent, never "No message of this run was sent."', async () => {
+	test('a timeout while the API accepts the messages, the SMS list unreadable: may have been sent, never "Not sent"', async () => {
 		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
 		listUnreadable();
 		const result = await runWorkflow({
@@ -28,7 +28,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			'May have been sent (2 messages): items 0-1. Check SMS → Get Many before sending them again.',
 		);
 		expect(description).toContain('Not checked in the SMS list: ');
-		expect(description).not.toContain('No message of this run was sent.');
+		expect(description).not.toContain('Not sent (');
 		// The simulator accepted both: reporting them as not sent would have them paid twice.
 		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
 		expect(sendRequests()).toHaveLength(1);
@@ -46,11 +46,10 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			expect(result.error?.httpCode).toBe(String(status));
 			expect(result.error?.message).toMatch(/^Delivery unknown: /);
 			const description = result.error?.description ?? '';
-			expect(description).toContain('may have been sent: Delivery unknown');
-			expect(description).toContain('The API may have accepted these messages.');
+			expect(description).toContain('Request 1 of 1, items 0-1: Delivery unknown: ');
 			expect(description).toContain('May have been sent (2 messages): items 0-1.');
 			expect(description).not.toContain('Try again later');
-			expect(description).not.toContain('No message of this run was sent.');
+			expect(description).not.toContain('Not sent (');
 			expect(sendRequests()).toHaveLength(1);
 		},
 	);
@@ -77,17 +76,13 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			items: customers(2),
 			credentials: ctx.credentials,
 		});
-		expect(unavailable.error?.description).toContain('items 0-1, not sent');
-		expect(unavailable.error?.description).toContain('No message of this run was sent.');
+		expect(unavailable.error?.description).toContain('Not sent (2 messages): items 0-1.');
 		ctx.sim.inject({ host: 'send', status: 402 });
 		const refused = await runWorkflow({
 			parameters: send(),
 			items: customers(2),
 			credentials: ctx.credentials,
 		});
-		expect(refused.error?.description).toContain(
-			'The API refused this request, so these messages were not sent',
-		);
 		expect(refused.error?.description).toContain('Not sent (2 messages): items 0-1.');
 		expect(ctx.sim.sentEnvelopes).toHaveLength(0);
 	});
@@ -177,7 +172,8 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 		expect(result.error?.message).toBe('Not attempted: an earlier request of this run failed');
 		const description = result.error?.description ?? '';
 		expect(description).toContain('Sent and charged (1 message): items 0.');
-		expect(description).toContain('Not sent (1 message): items 1.');
+		expect(description).toContain('Not attempted, as the run stopped first (1 message): items 1.');
+		expect(description).not.toContain('Not sent (');
 		expect(description).not.toContain('earlier try');
 		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
 	});

@@ -343,7 +343,7 @@ describe('SMS → Send: API errors', () => {
 			items: customers(3),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('Insufficient credits');
+		expect(result.error?.message).toBe('Insufficient credits [every item of this run]');
 		expect(result.error?.description).toContain(
 			'Insufficient balance: balance 2 credits, required 3 credits',
 		);
@@ -358,15 +358,15 @@ describe('SMS → Send: API errors', () => {
 			items: customers(1),
 			credentials: { ...ctx.credentials, apiToken: 'wrong-token-123' },
 		});
-		expect(result.error?.message).toBe('Authentication failed');
+		// Each thing once: the request and why, the token's fix, then the run's account.
+		expect(result.error?.message).toBe('Authentication failed [every item of this run]');
+		expect(result.error?.context).not.toHaveProperty('itemIndex');
 		expect(result.error?.description?.split('\n')).toEqual([
-			'Request 1 of 1, items 0, not sent: Authentication failed.',
-			'The API did not accept the API Token of the credential "SMS Messaging account". Check the API Token field of that credential, or create a new token in your Messaging Service account.',
+			'Request 1 of 1, items 0: Authentication failed.',
+			'The API did not accept the API Token of the credential "SMS Messaging account": correct its API Token field, or create a new token in your Messaging Service account and enter that.',
 			'Details from the API: Authorization: missing or invalid API token.',
 			expect.stringMatching(/^For the API's support: request ID .*\.$/),
-			'The API refused this request, so these messages were not sent; they can be sent again once the cause is fixed.',
 			'Not sent (1 message): items 0. These can be sent again.',
-			'No message of this run was sent.',
 		]);
 		expect(result.serialized).not.toContain('wrong-token-123');
 	});
@@ -378,7 +378,7 @@ describe('SMS → Send: API errors', () => {
 			items: customers(1),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('Request with Bearer *** failed');
+		expect(result.error?.message).toBe('Request with Bearer *** failed [every item of this run]');
 		expect(result.error?.description).toContain('Rejected credentials: Bearer ***');
 		expect(result.serialized).not.toContain(TOKEN);
 	});
@@ -393,10 +393,13 @@ describe('SMS → Send: API errors', () => {
 		});
 		expect(result.error?.message).toBe('payment required');
 		const description = result.error?.description ?? '';
-		expect(description).toContain('Request 2 of 3, items 10-19, not sent: payment required');
+		expect(description).toContain('Request 2 of 3, items 10-19: payment required.');
 		expect(description).toContain('Sent and charged (10 messages): items 0-9.');
-		expect(description).toContain('Not attempted, as the run stopped first: items 20-29.');
-		expect(description).toContain('Not sent (20 messages): items 10-29.');
+		// Not sent and not attempted, each item in one sentence only.
+		expect(description).toContain('Not sent (10 messages): items 10-19. These can be sent again.');
+		expect(description).toContain(
+			'Not attempted, as the run stopped first (10 messages): items 20-29. These can be sent again.',
+		);
 		expect(sendRequests().map((r) => r.status)).toEqual([202, 402]);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(10);
 	});
@@ -431,7 +434,7 @@ describe('SMS → Send: API errors', () => {
 			items: customers(1),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toBe('Invalid parameters');
+		expect(result.error?.message).toBe('Invalid parameters [every item of this run]');
 		expect(result.error?.description).toContain(
 			'senderId: NEWBRAND is not an approved Sender ID of this account',
 		);

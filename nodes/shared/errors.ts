@@ -86,7 +86,7 @@ function credentialName(node: INode): string {
 /** A 401 in words for people: the credential and its field; the API's own words come after. */
 function unauthorizedHint(node: INode): string {
 	const credential = credentialName(node);
-	return `The API did not accept the API Token of ${credential}. Check the API Token field of that credential, or create a new token in your Messaging Service account.`;
+	return `The API did not accept the API Token of ${credential}: correct its API Token field, or create a new token in your Messaging Service account and enter that.`;
 }
 
 /** A text as a sentence: with a full stop unless it ends with one already. */

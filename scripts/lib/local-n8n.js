@@ -195,15 +195,20 @@ function progress(
 	started,
 	everyMs = Number(process.env.SMS_MESSAGING_PROGRESS_MS || 30_000),
 ) {
+	let done = false;
 	const timer = setInterval(() => {
 		execFile('du', ['-sm', folder], { encoding: 'utf8' }, (error, stdout) => {
-			if (stoppingAll) return;
+			// du takes its time over a large folder: the install may have ended meanwhile.
+			if (stoppingAll || done) return;
 			const mb = Number(stdout.split('\t')[0]);
 			const size = error ? '' : mb < 1024 ? `, ${mb} MB` : `, ${(mb / 1024).toFixed(1)} GB`;
 			log(`  … still installing the ${what}: ${duration(Date.now() - started)}${size} so far`);
 		});
 	}, everyMs);
-	return () => clearInterval(timer);
+	return () => {
+		done = true;
+		clearInterval(timer);
+	};
 }
 
 async function install(line, target) {
@@ -239,6 +244,7 @@ async function install(line, target) {
 		await run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
 			cwd: work,
 			env,
+			quiet: true,
 		});
 	} catch (error) {
 		removeWork();
@@ -419,34 +425,42 @@ async function importExamples(line, env, userFolder, data) {
 	return missing.map((workflow) => workflow.name);
 }
 
+/** The last lines of a file, for an error that points at it. */
+function tail(file, lines = 20) {
+	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trimEnd() : '';
+	return text.split('\n').slice(-lines).join('\n');
+}
+
 /**
  * Starts `n8n start` and resolves once it answers /healthz. `detached`: in a process group of its
  * own, so that a Ctrl-C in the terminal reaches only the script that started it, which stops it
- * (n8n takes a second signal while stopping as a reason to quit at once).
+ * (n8n takes a second signal while stopping as a reason to quit at once). `logFile`: where all
+ * that n8n prints goes (created anew); without it, what n8n prints is kept in memory.
  */
-async function start(line, env, { port, inheritOutput, detached = false }) {
+async function start(line, env, { port, logFile, detached = false }) {
 	const { node, bin } = paths(line);
+	const file = logFile ? fs.openSync(logFile, 'w') : undefined;
 	const child = track(
 		spawn(node, [bin, 'start'], {
 			env,
 			detached,
-			stdio: inheritOutput ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+			stdio: ['ignore', file ?? 'pipe', file ?? 'pipe'],
 		}),
 		40_000,
 	);
-	let output = '';
-	if (!inheritOutput) {
-		child.stdout.on('data', (chunk) => (output += chunk));
-		child.stderr.on('data', (chunk) => (output += chunk));
-	}
+	if (file !== undefined) fs.closeSync(file);
+	let collected = '';
+	child.stdout?.on('data', (chunk) => (collected += chunk));
+	child.stderr?.on('data', (chunk) => (collected += chunk));
+	const output = () => (logFile ? `${tail(logFile)}\n(all of it in ${logFile})` : collected);
 	const deadline = Date.now() + 180_000;
 	while (Date.now() < deadline) {
-		if (child.exitCode !== null) throw new Error(`n8n exited with ${child.exitCode}:\n${output}`);
+		if (child.exitCode !== null) throw new Error(`n8n exited with ${child.exitCode}:\n${output()}`);
 		try {
 			const response = await fetch(`http://127.0.0.1:${port}/healthz/readiness`);
 			if (response.ok) {
 				await ensureOwner(port);
-				return { child, output: () => output };
+				return { child, output };
 			}
 		} catch {
 			// not listening yet
@@ -454,7 +468,7 @@ async function start(line, env, { port, inheritOutput, detached = false }) {
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 	child.kill('SIGTERM');
-	throw new Error(`n8n did not become ready within 3 minutes:\n${output}`);
+	throw new Error(`n8n did not become ready within 3 minutes:\n${output()}`);
 }
 
 /**
@@ -536,10 +550,7 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
  * example workflows and their credential (`examples` is that credential's data).
  */
-async function launch(
-	line,
-	{ userFolder, port, brokerPort, examples, inheritOutput = false, detached = false },
-) {
+async function launch(line, { userFolder, port, brokerPort, examples, logFile, detached = false }) {
 	await ensureInstalled(line);
 	log('Building and installing n8n-nodes-sms-messaging into n8n…');
 	await installPackage(userFolder);
@@ -547,7 +558,7 @@ async function launch(
 	if (examples) log('Importing the example workflows and their credential n8n does not hold yet…');
 	const imported = examples ? await importExamples(line, env, userFolder, examples) : [];
 	log(`Starting n8n ${version(line)} on http://127.0.0.1:${port}…`);
-	return { ...(await start(line, env, { port, inheritOutput, detached })), imported };
+	return { ...(await start(line, env, { port, logFile, detached })), imported };
 }
 
 function version(line) {

@@ -121,7 +121,8 @@ describe(`npm start's examples on n8n ${line}`, () => {
 	}, 900_000);
 });
 
-// `npm start` itself, as a user runs it: the inbox (a line per SMS, the page) and a SIGTERM sent
+// `npm start` itself, as a user runs it: a terminal with its own lines only (n8n's output in a log
+// file), the inbox (a line per SMS, the page), a line per failed execution, and a SIGTERM sent
 // to the npm process alone (as a process manager sends it) stopping n8n and the simulator.
 describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 	const folder = path.join(local.root, '.n8n-local', `e2e-npm-start-${line}`);
@@ -148,7 +149,18 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 		}
 	}
 
-	test('prints each SMS the simulator accepts, approval link whole; the inbox page lists them newest first; SIGTERM to npm stops everything', async () => {
+	/** Resolves once `pattern` appears in `file`. */
+	async function printedIn(file: string, pattern: RegExp, timeoutMs = 60_000) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+			if (pattern.test(text)) return text;
+			if (Date.now() > deadline) throw new Error(`not in ${file}: ${pattern}\n${text}`);
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
+
+	test("prints each SMS the simulator accepts, approval link whole, and one line per failed execution, n8n's own output only in its log; the inbox page lists them newest first; SIGTERM to npm stops everything", async () => {
 		npm = spawn('npm', ['start'], {
 			cwd: local.root,
 			// Its own process group, so that afterAll can reach npm's children if the test fails.
@@ -171,9 +183,14 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 
 		await printed(/Ctrl-C stops n8n and the simulator\./, 400_000);
 		expect(output).toContain(`Inbox    ${simulatorRoot}/__sim/inbox`);
-		// n8n's noise that its own settings switch off (scripts/lib/local-n8n.js).
+		// Nothing n8n prints reaches the terminal: it is in the log file the banner names.
+		const logFile = path.join(folder, 'n8n.log');
+		expect(output).toContain(`n8n log  ${logFile} holds what n8n prints`);
+		await printedIn(logFile, /\S/);
+		expect(output).not.toContain('Python task runner');
+		expect(output).not.toMatch(/deprecat/i);
 		expect(output).not.toContain('N8N_UNVERIFIED_PACKAGES_ENABLED');
-		expect(output).not.toContain('Strapi');
+		expect(output).not.toContain('rebuilt dependencies');
 
 		const rest = new N8n(
 			lineEndpoints(line, ports.n8n, {
@@ -213,6 +230,42 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 			sent.push({ id, text });
 		}
 
+		// A wrong token: a run of Send fails, and so does every poll of the published trigger; each
+		// failed execution is one line naming the workflow, the node, the error and where to see it.
+		await rest.rest('PATCH', `/credentials/${local.EXAMPLE_CREDENTIAL.id}`, {
+			name: local.EXAMPLE_CREDENTIAL.name,
+			type: 'smsMessagingApi',
+			data: {
+				apiToken: 'a-wrong-token',
+				baseUrl: `${simulatorRoot}/api/v3`,
+				sendBaseUrl: `http://127.0.0.1:${ports.send}/api/v3`,
+			},
+		});
+		const sendData = await rest.rest<Record<string, unknown>>(
+			'GET',
+			'/workflows/exSendPersonalised',
+		);
+		await rest.rest('POST', '/workflows/exSendPersonalised/run', {
+			workflowData: sendData,
+			triggerToStartFrom: { name: 'Run manually' },
+			startNodes: [],
+		});
+		await printed(
+			new RegExp(
+				`Failed: workflow "SMS: send a personalised message to every row", node "Send SMS": Authentication failed \\[every item of this run\\]\\. See http://127\\.0\\.0\\.1:${ports.n8n}/workflow/exSendPersonalised/executions/\\d+\\n`,
+			),
+		);
+		// The trigger polls every minute.
+		await printed(
+			new RegExp(
+				`Failed: workflow "SMS: alert when a message fails", node "When an SMS fails": Authentication failed\\. See http://127\\.0\\.0\\.1:${ports.n8n}/workflow/exAlertFailedSms/executions/\\d+\\n`,
+			),
+			90_000,
+		);
+		expect(output).not.toMatch(/^\s+at /m);
+		expect(output).not.toContain('AxiosError');
+		expect(output).not.toContain('NodeApiError');
+
 		const page = await fetch(`${simulatorRoot}/__sim/inbox`);
 		expect(page.status).toBe(200);
 		expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -239,6 +292,14 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 			}),
 		]).finally(() => clearTimeout(timer));
 		expect(output.trimEnd().endsWith('Stopped.')).toBe(true);
+		// What n8n printed, its notices and the failed executions' errors, is in the log only.
+		const logged = fs
+			.readFileSync(logFile, 'utf8')
+			.split('\n')
+			.map((text) => text.trim())
+			.filter((text) => text.length > 12);
+		expect(logged.length).toBeGreaterThan(0);
+		expect(logged.filter((text) => output.includes(text))).toEqual([]);
 		await expect(fetch(`http://127.0.0.1:${ports.n8n}/healthz`)).rejects.toThrow();
 		await expect(fetch(`${simulatorRoot}/__sim/inbox`)).rejects.toThrow();
 	}, 900_000);

@@ -2,7 +2,7 @@ import { NodeApiError, type INode } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
 import { sentence } from '../errors';
-import { OUTCOME_WORDS, type SendOutcome } from '../outcome';
+import { NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT, type SendOutcome } from '../outcome';
 import { NOT_ATTEMPTED_WHERE, type Account } from './account';
 import type { RequestReport } from './scheduler';
 
@@ -24,16 +24,17 @@ const ENVELOPES_SHOWN = 10;
 const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 /**
- * The run's account, three lines at most: which items were sent (and charged), which were not,
- * which may have been. It says that nothing was sent only when nothing was and nothing may have
- * been. `retrySkipsSent`: whether the node keeps Send's ledger, so that a retry of the execution
- * does not send the sent items again.
+ * The run's account, one sentence per outcome: which items were sent (and charged), which may
+ * have been, which were not sent and which were not attempted. `retrySkipsSent`: whether the node
+ * keeps Send's ledger, so that a retry of the execution does not send the sent items again.
  */
 function runSummary(
 	items: Record<SendOutcome, number[]>,
+	notAttempted: number[],
 	{ retrySkipsSent }: { retrySkipsSent: boolean },
 ): string[] {
 	const { sent, notSent, unknown } = items;
+	const refused = notSent.filter((itemIndex) => !notAttempted.includes(itemIndex));
 	const lines: string[] = [];
 	if (sent.length) {
 		const again = retrySkipsSent
@@ -46,14 +47,26 @@ function runSummary(
 			`May have been sent (${messages(unknown.length)}): items ${itemRanges(unknown)}. Check SMS → Get Many before sending them again.`,
 		);
 	}
-	if (notSent.length) {
+	if (refused.length) {
 		lines.push(
-			`Not sent (${messages(notSent.length)}): items ${itemRanges(notSent)}. These can be sent again.`,
+			`Not sent (${messages(refused.length)}): items ${itemRanges(refused)}. These can be sent again.`,
 		);
 	}
-	if (!sent.length && !unknown.length) lines.push('No message of this run was sent.');
+	if (notAttempted.length) {
+		lines.push(
+			`Not attempted, as the run stopped first (${messages(notAttempted.length)}): items ${itemRanges(notAttempted)}. These can be sent again.`,
+		);
+	}
 	return lines;
 }
+
+/** What a failed request's description says about its messages: the run's account says it once. */
+const OUTCOME_HINTS = new Set([NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT]);
+const withoutOutcomeHints = (description = '') =>
+	description
+		.split('\n')
+		.filter((line) => !OUTCOME_HINTS.has(line))
+		.join('\n');
 
 /**
  * The error that stops a run, saying exactly which items went out, which did not and which may
@@ -76,9 +89,10 @@ export function runError(
 		const left = open(batch);
 		// What the run found out since (the SMS list lookup) is in the account, not the report.
 		const account = accounts.get(left[0]);
-		const description = account?.outcome === 'sent' ? undefined : account?.failure.description;
+		const description =
+			account?.outcome === 'sent' ? undefined : withoutOutcomeHints(account?.failure.description);
 		lines.push(
-			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}, ${OUTCOME_WORDS[outcome]}: ${sentence(message)}`,
+			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}: ${sentence(message)}`,
 		);
 		if (description) lines.push(description);
 		if (outcome === 'unknown') {
@@ -91,9 +105,6 @@ export function runError(
 	const notAttempted = [...accounts]
 		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
 		.map(([{ itemIndex }]) => itemIndex);
-	if (notAttempted.length) {
-		lines.push(`Not attempted, as the run stopped first: items ${itemRanges(notAttempted)}.`);
-	}
 	if (recalled.length) {
 		lines.push(
 			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
@@ -109,7 +120,7 @@ export function runError(
 	}
 	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
 	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
-	lines.push(...runSummary(byOutcome, { retrySkipsSent }));
+	lines.push(...runSummary(byOutcome, notAttempted, { retrySkipsSent }));
 	// The headline: the first failed request, or else (its items all found sent since) the first
 	// item that is not sent, in its own words.
 	const firstOpen = [...accounts]
@@ -117,10 +128,14 @@ export function runError(
 		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
 	const openFailure = firstOpen?.[1].outcome === 'sent' ? undefined : firstOpen?.[1].failure;
 	const first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
-	const itemIndex = firstOpen?.[0].itemIndex;
+	// n8n's editor titles an error with its item ("[item 0]"); when no item of the run went out,
+	// the title names the run instead.
+	const everyItemFailed = byOutcome.sent.length === 0 && recalled.length === 0;
+	const message = everyItemFailed ? `${first.message} [every item of this run]` : first.message;
+	const itemIndex = everyItemFailed ? undefined : firstOpen?.[0].itemIndex;
 	return new NodeApiError(
 		node,
-		{ message: first.message, httpCode: first.httpCode ?? null },
-		{ message: first.message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
+		{ message, httpCode: first.httpCode ?? null },
+		{ message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
 	);
 }
