@@ -118,3 +118,23 @@ describe('Send behind a gateway', () => {
 		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
 	});
 });
+
+describe('one rule for the last page of every list', () => {
+	test("the trigger's reading stops at totalPages when the API leaves out last", async () => {
+		const sentAt = new Date(Date.now() - 3_600_000).toISOString();
+		for (let i = 0; i < 200; i++) {
+			ctx.sim.addSms({
+				recipient: `2547001${String(10000 + i)}`,
+				content: `Delivered ${i}`,
+				status: 'DELIVERED',
+				sentAt,
+			});
+		}
+		ctx.sim.inject({ path: '/sms', noLast: true, noTotal: true, count: Infinity });
+		const trigger = await activateTrigger({ parameters: {}, credentials: ctx.credentials });
+		expect(trigger.atActivation.error).toBeUndefined();
+		const delivered = listRequests('/sms').filter((r) => r.query.status === 'DELIVERED');
+		// Two full pages of 100, and totalPages 2: no third page is asked.
+		expect(delivered.map((r) => r.query.page)).toEqual(['1', '2']);
+	});
+});

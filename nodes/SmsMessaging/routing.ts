@@ -21,6 +21,7 @@ import {
 } from '../shared/errors';
 import { sharedLimiter } from '../shared/limiter';
 import { checkedPage, collectPages } from '../shared/list';
+import type { PageAt } from '../shared/pageWalker';
 import {
 	CREDENTIAL_TYPE,
 	requestLoop,
@@ -285,10 +286,10 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			// Auto: the requests in flight adapt to the API, with every run of this credential.
 			const gate = sharedLimiter(baseUrl, token);
 			const run = new RunProgress();
-			const readPage = async (page: number, pageSize: number): Promise<JsonObject> => {
+			const readPage = async ({ page, size }: PageAt): Promise<JsonObject> => {
 				const options = {
 					...request.options,
-					qs: { ...request.options.qs, page, records: pageSize },
+					qs: { ...request.options.qs, page, records: size },
 				};
 				const answer = await routedRequest.call(
 					this,
@@ -311,7 +312,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				return checkedPage(node, answer.statusCode, data, page, context);
 			};
 			// As many pages ahead as the window allows now: none waits in line to be read unused.
-			const records = await collectPages(readPage, limit, { parallel: () => gate.window });
+			const records = await collectPages(readPage, limit, () => gate.window);
 			return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		});
 	};

@@ -33,7 +33,13 @@ export interface SmsListReading {
 export function smsListReader(
 	this: IExecuteFunctions | IPollFunctions,
 	{ baseUrl, apiToken }: { baseUrl: string; apiToken: string },
-	{ request = {}, control, itemIndex, again = 'running it again is safe', namePage }: SmsListReading,
+	{
+		request = {},
+		control,
+		itemIndex,
+		again = 'running it again is safe',
+		namePage,
+	}: SmsListReading,
 ): SmsPageReader {
 	const node = this.getNode();
 	const context = { operation: 'list' as const, itemIndex, apiToken };

@@ -391,6 +391,7 @@ class Simulator {
 	 *   record's (the spec does not say the two are the same)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
+	 * @param {boolean} [fault.noLast] lists: leave `last` out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
 	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
 	 *   a lagging replica or an API hiccup would answer
@@ -1079,6 +1080,7 @@ class Simulator {
 		const totalPages = Math.ceil(rows.length / size);
 		const content = rows.slice((page - 1) * size, page * size);
 		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };
+		if (fault?.noLast) return { content, totalPages };
 		return { content, totalPages, last: page >= totalPages };
 	}
 

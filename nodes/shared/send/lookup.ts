@@ -59,6 +59,6 @@ export async function lookUpSent(
 			since,
 		})),
 	];
-	const records = await findSentMessages(wanted, { readPage, parallel: gate.window });
+	const records = await findSentMessages(wanted, { readPage, parallel: () => gate.window });
 	return records.slice(claimed.length);
 }

@@ -220,7 +220,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
-			{ readPage, parallel: gate.window },
+			{ readPage, parallel: () => gate.window },
 		);
 	} catch (caught) {
 		// The list could not be read: no item has an answer.
