@@ -121,25 +121,26 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, accounts);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
-	let returns = false;
+	// Whether a next try of this run may come: n8n's Retry On Fail, or a retry of the failed
+	// execution, runs the node again after it throws, and n8n 2.x's Retry On Fail also after it
+	// returns with an error as its first item. Only then is the ledger kept.
+	let triedAgain = true;
 	try {
 		const reports = await sendAndAccount.call(this, plan, batches, accounts);
 		if (notAllSent(accounts, envelopes.length) && !continueOnFail) {
 			throw runError(node, reports, accounts, recalled, batches.length);
 		}
-		returns = true;
-	} finally {
-		// Only a run that throws is tried again: it keeps what went out for that try; one that
-		// returns keeps nothing.
-		if (returns) writeLedger(this, new Map());
-		else keepForNextTry.call(this, accounts);
-	}
-	for (const [envelope, account] of accounts) {
-		if (account.outcome === 'sent') place(account.item);
-		else {
-			const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
-			place(outcomeItem(node, account.failure, envelope, outcome));
+		for (const [envelope, account] of accounts) {
+			if (account.outcome === 'sent') place(account.item);
+			else {
+				const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
+				place(outcomeItem(node, account.failure, envelope, outcome));
+			}
 		}
+		triedAgain = node.retryOnFail === true && results[0]?.json.error !== undefined;
+	} finally {
+		if (triedAgain) keepForNextTry.call(this, accounts);
+		else writeLedger(this, new Map());
 	}
 	return [results];
 }

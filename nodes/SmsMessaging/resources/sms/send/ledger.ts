@@ -13,9 +13,10 @@ import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternal
  * the currently saved workflow alike). A new execution starts with an empty context, so the ledger
  * never holds back a message sent again on purpose.
  *
- * When it goes: it is written only when a try throws, as only then can a next try come (a run that
- * returns, Continue On Fail included, is never tried again), and removed when a try of the run
- * returns; a ledger left in a failed execution goes with that execution's data. A sent message
+ * When it goes: it is written only when a next try can come, that is when a try throws, or (n8n
+ * 2.x's Retry On Fail) returns with an error as its first item while Retry On Fail is on; it is
+ * removed when a try returns otherwise, and a ledger left in a failed execution goes with that
+ * execution's data. A sent message
  * takes at most 64 bytes: what the API returned that its item does not hold (`SentFacts`); its
  * output is rebuilt from its item (`recalledJson`).
  */
