@@ -19,14 +19,14 @@ import type { JsonObject } from 'n8n-workflow';
 //   order; no page is ever left running behind the walk, and no more than `parallel() - 1` are
 //   asked past the one that ends it. Read-ahead is for pages of one size (without `next`).
 
-export interface PageMetadata {
+interface PageMetadata {
 	last?: unknown;
 	totalPages?: unknown;
 	totalElements?: unknown;
 }
 
 /** The SMS list puts page metadata under `pagination`, the contact list beside `content`. */
-export function pageMetadata(data: JsonObject): PageMetadata {
+function pageMetadata(data: JsonObject): PageMetadata {
 	const nested = data.pagination;
 	return nested && typeof nested === 'object' && !Array.isArray(nested)
 		? (nested as PageMetadata)
@@ -63,7 +63,7 @@ const count = (value: unknown) =>
  * The one rule for the last page of a list. `reached`: how many records of the list lie up to
  * the end of this page.
  */
-export function isLastPage(data: JsonObject, { page, size }: PageAt, reached: number): boolean {
+function isLastPage(data: JsonObject, { page, size }: PageAt, reached: number): boolean {
 	const content = data.content as unknown[];
 	const { last, totalPages, totalElements } = pageMetadata(data);
 	const pages = count(totalPages);

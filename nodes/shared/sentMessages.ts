@@ -59,7 +59,7 @@ function recency(a: IDataObject, b: IDataObject): number {
  *   would be another message's record.
  * Linear in the messages and records (but for sorting each number and text's records).
  */
-export function matchSentMessages(
+function matchSentMessages(
 	wanted: SentMessage[],
 	records: IDataObject[],
 ): Array<IDataObject | undefined> {
@@ -125,7 +125,7 @@ export interface FindOptions {
 }
 
 /** The key a record is known by: its id, or the record itself when it has none. */
-export const recordKey = (record: IDataObject) =>
+const recordKey = (record: IDataObject) =>
 	record.id === undefined ? JSON.stringify(record) : String(record.id);
 
 /**

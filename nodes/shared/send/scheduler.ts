@@ -18,7 +18,8 @@ export interface RequestReport extends RequestResult {
  * fixes it, 0 (Auto) leaves it to the credential's shared limiter (nodes/shared/limiter.ts).
  * Requests start in batch order and at least `batchInterval` apart. With After a Failed Request =
  * Stop, no request starts once one has failed for good: those in flight finish and are reported,
- * the others are not attempted. A 429 or 503 on any request holds back all of them.
+ * the others are not attempted. A 429 or 503 that is waited out (its Retry-After, or a backoff)
+ * holds back all of them meanwhile (nodes/shared/transport.ts).
  */
 export async function sendAll(
 	batches: Envelope[][],
