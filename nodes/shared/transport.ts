@@ -176,6 +176,7 @@ export async function requestLoop(
 ): Promise<Delivery> {
 	// What this request ends with if the run stops before its next attempt.
 	let ifStopped: Delivery = { outcome: 'notStarted' };
+	let attempts = 0;
 	let failures = 0;
 	let acceptedSeen = run?.accepted ?? 0;
 	let waited = 0;
@@ -197,6 +198,7 @@ export async function requestLoop(
 			return ifStopped;
 		}
 		const attemptedAt = Date.now();
+		attempts++;
 		let result: Answer | NoAnswer | undefined;
 		try {
 			result = await attempt();
@@ -212,7 +214,7 @@ export async function requestLoop(
 				outcome,
 				reason: redact(reason, await apiToken()),
 				code,
-				attempts: failures + 1,
+				attempts,
 			};
 			const wait = retry ? nextWait(undefined) : undefined;
 			if (wait === undefined) return failure;
