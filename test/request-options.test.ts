@@ -14,8 +14,11 @@ interface Operation {
 	request: string;
 	/** The header its token travels in; the other one must be absent. */
 	header: 'x-service' | 'authorization';
-	/** Its error when the API does not answer within the timeout. */
-	timeoutError: string;
+	/**
+	 * Its error when the API does not answer within the timeout; a read (undefined here) is tried
+	 * again instead, as reading changes nothing.
+	 */
+	timeoutError?: string;
 }
 
 const UNANSWERED =
@@ -56,14 +59,12 @@ const OPERATIONS: Operation[] = [
 		parameters: { resource: 'sms', operation: 'getAll', limit: 5 },
 		request: 'GET /sms',
 		header: 'x-service',
-		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'Contact → Get Many',
 		parameters: { resource: 'contact', operation: 'getAll', limit: 5 },
 		request: 'GET /contacts',
 		header: 'x-service',
-		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'SMS → Send',
@@ -89,6 +90,8 @@ const withSettings = (operation: Operation, requestOptions: INodeParameters): IN
 
 describe('over HTTP', () => {
 	const ctx = useSimulator();
+	/** The SMS list answers 500: Send's lookup of unknown outcomes cannot tell, and says so. */
+	const listUnreadable = () => ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 	let proxy: TestProxy;
 	beforeAll(async () => {
 		proxy = await startProxy();
@@ -128,9 +131,11 @@ describe('over HTTP', () => {
 			expect(ctx.sim.requests).toEqual([]);
 		});
 
-		test('with Timeout set and the API answering late, the run fails fast with a clear error', async () => {
+		test('with Timeout set and the API answering late, the run fails fast with a clear error (a read tries again)', async () => {
 			const [method, path] = operation.request.split(' ');
 			ctx.sim.inject({ path, method, delayMs: 3000 });
+			// Send's lookup cannot tell: it would find the message the API takes late.
+			if (path === '/outgoings/send') listUnreadable();
 			const started = Date.now();
 			const result = await runWorkflow({
 				parameters: withSettings(operation, { timeout: 200 }),
@@ -138,22 +143,24 @@ describe('over HTTP', () => {
 			});
 			expect(Date.now() - started).toBeLessThan(2000);
 			expect(result.error?.message).toBe(operation.timeoutError);
-			// A request that timed out is never repeated: the API may have processed it (Send then
-			// only reads the SMS list to find out).
+			// A request that timed out is never repeated, but for a read: the API may have processed
+			// it (Send then only reads the SMS list to find out).
 			const same = () =>
 				ctx.sim.requests.filter((r) => `${r.method} ${r.path}` === operation.request);
+			const made = operation.timeoutError === undefined ? 2 : 1;
 			// On a busy machine the request may reach the simulator after the client gave up on it:
 			// wait for it here, so that it is counted, and counted in this test.
-			for (let wait = 0; wait < 100 && same().length === 0; wait++) {
+			for (let wait = 0; wait < 100 && same().length < made; wait++) {
 				await new Promise((resolve) => setTimeout(resolve, 20));
 			}
-			expect(same()).toHaveLength(1);
+			expect(same()).toHaveLength(made);
 			expect(result.serialized).not.toContain(TOKEN);
 		});
 	});
 
 	test('Send: a request that timed out gives "delivery unknown" items with Continue On Fail, never a success', async () => {
 		ctx.sim.inject({ path: '/outgoings/send', delayMs: 3000 });
+		listUnreadable();
 		const result = await runWorkflow({
 			parameters: {
 				...OPERATIONS[4].parameters,
@@ -176,6 +183,7 @@ describe('over HTTP', () => {
 	test("Send: a workflow saved with Send's former Options → Timeout runs, with the Settings' Timeout", async () => {
 		// n8n drops a collection value its node no longer offers when it loads the workflow.
 		ctx.sim.inject({ path: '/outgoings/send', delayMs: 600 });
+		listUnreadable();
 		const result = await runWorkflow({
 			parameters: {
 				...OPERATIONS[4].parameters,

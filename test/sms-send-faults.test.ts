@@ -152,6 +152,8 @@ describe('failures after the request may have reached the API are never retried'
 	});
 
 	test('a timeout: delivery unknown for its items under Continue On Fail, the envelopes in the error items', async () => {
+		// The lookup cannot tell (a message the API took late is found: send-ceilings.test.ts).
+		listUnreadable();
 		ctx.sim.inject({ host: 'send', delayMs: 1500 });
 		const result = await runWorkflow({
 			parameters: { ...send(), requestOptions: { timeout: 300 } },

@@ -1,8 +1,9 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
+import type { PageAt, PageRead } from '../shared/pageWalker';
 import { readList, type Reading } from './listReading';
 import { startsActivation, withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type Ids, type StoredIds } from './storedIds';
@@ -75,10 +76,12 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	remembered.polledAt = now;
 
 	return await withLease(remembered, async (renew, stillHeld) => {
-		const reader = (query: IDataObject) => async (page: number, size: number) => {
-			renew();
-			return await readPage({ ...watch.query, ...query, page, records: size });
-		};
+		const reader =
+			(query: IDataObject) =>
+			async ({ page, size }: PageAt) => {
+				renew();
+				return await readPage({ ...watch.query, ...query, page, records: size });
+			};
 		return await pollOnce.call(this, watch, reader, remembered, stillHeld);
 	});
 }
@@ -99,7 +102,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 async function pollOnce(
 	this: IPollFunctions,
 	watch: Watch,
-	reader: (query: IDataObject) => (page: number, size: number) => Promise<JsonObject>,
+	reader: (query: IDataObject) => PageRead,
 	remembered: Remembered,
 	stillHeld: () => boolean,
 ): Promise<INodeExecutionData[][] | null> {
@@ -140,7 +143,7 @@ async function pollOnce(
 	const lookedAt = remembered.top;
 	let top = lookedAt ?? 0;
 	if (outcomes.length > 0 && lookedAt === undefined) {
-		const [newest] = (await reader({})(1, 1)).content as IDataObject[];
+		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
 		if (newest) top = Number(newest.id);
 	}
 

@@ -78,7 +78,7 @@ function networkDecision(code: string | undefined): Decision<'notSent' | 'unknow
  * refused a request: a proxy, a load balancer or a CDN in front of it answers in its own words,
  * and may do so after the API took the request.
  */
-export function isApiWrapper(statusCode: number, body: unknown): boolean {
+function isApiWrapper(statusCode: number, body: unknown): boolean {
 	let value = body;
 	if (typeof value === 'string') {
 		try {

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 // The sent-date window of the SMS list, in one place: the list filters by UTC day (`start-date`,
-// spec section 6), so every reading of it counts days in UTC, like the API's timestamps.
+// spec section 4.4), so every reading of it counts days in UTC, like the API's timestamps.
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,7 @@
 import {
 	NodeApiError,
 	NodeOperationError,
+	sleep,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INode,
@@ -80,9 +81,18 @@ function foundItemJson({ senderId, envelope }: Envelope, record: IDataObject): J
 }
 
 /**
+ * When Send looks in the SMS list again, after its first look, for messages whose outcome is
+ * unknown and that it did not find (ms after the first look): an API lists a message some time
+ * after it takes it, and a request that timed out met a slow API, which may take it later still.
+ * When nothing comes, the run takes 8 s longer (and one reading of the list per look).
+ */
+const LOOK_AGAIN_AFTER_MS = [1_000, 2_000, 4_000, 8_000];
+
+/**
  * Messages whose outcome is unknown are looked up in the SMS list, from when the try that sent
- * them started: those found there were sent (`foundItemJson`); the others stay unknown, with why.
- * Never a reason to send anything again.
+ * them started, at once and again at LOOK_AGAIN_AFTER_MS while any is not found: those found there
+ * were sent (`foundItemJson`); the others stay unknown, with why. Never a reason to send anything
+ * again.
  */
 async function resolveUnknown(
 	this: IExecuteFunctions,
@@ -90,8 +100,31 @@ async function resolveUnknown(
 	runStartedAt: number,
 	settings: RunPlan['settings'],
 ): Promise<void> {
-	const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
-	if (unknown.length === 0) return;
+	const firstLook = Date.now();
+	for (let look = 0; ; look++) {
+		const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
+		if (unknown.length === 0) return;
+		const wait = look === 0 ? 0 : firstLook + LOOK_AGAIN_AFTER_MS[look - 1] - Date.now();
+		if (wait > 0) await sleep(wait);
+		const last = look === LOOK_AGAIN_AFTER_MS.length;
+		if (!(await lookUp.call(this, accounts, unknown, runStartedAt, settings, last))) return;
+		if (last) return;
+	}
+}
+
+/**
+ * One look in the SMS list for the `unknown` envelopes: those found enter `accounts` as sent.
+ * Gives false when the list could not be read (each message then says so); on the `last` look,
+ * each message not found says so.
+ */
+async function lookUp(
+	this: IExecuteFunctions,
+	accounts: Map<Envelope, Account>,
+	unknown: Array<[Envelope, Account]>,
+	runStartedAt: number,
+	settings: RunPlan['settings'],
+	last: boolean,
+): Promise<boolean> {
 	const sent = [...accounts].flatMap(([envelope, account]) =>
 		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
 	);
@@ -119,7 +152,7 @@ async function resolveUnknown(
 				};
 			}
 		}
-		return;
+		return false;
 	}
 	unknown.forEach(([envelope, account], k) => {
 		const record = records[k];
@@ -128,16 +161,17 @@ async function resolveUnknown(
 				outcome: 'sent',
 				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
-		} else if (account.outcome !== 'sent') {
+		} else if (last && account.outcome !== 'sent') {
 			account.failure = {
 				...account.failure,
 				description: joinLines(
 					account.failure.description,
-					'Not found in the SMS list when this run looked it up; it may still appear there.',
+					'Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.',
 				),
 			};
 		}
 	});
+	return true;
 }
 
 /**

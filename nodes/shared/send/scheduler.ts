@@ -2,7 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
 import { runLimiter } from '../limiter';
-import type { RequestControl } from '../transport';
+import { RunProgress, type RequestControl } from '../transport';
 import type { SendOptions } from './options';
 import type { RequestResult } from './request';
 
@@ -18,7 +18,8 @@ export interface RequestReport extends RequestResult {
  * fixes it, 0 (Auto) leaves it to the credential's shared limiter (nodes/shared/limiter.ts).
  * Requests start in batch order and at least `batchInterval` apart. With After a Failed Request =
  * Stop, no request starts once one has failed for good: those in flight finish and are reported,
- * the others are not attempted. A 429 or 503 on any request holds back all of them.
+ * the others are not attempted. A 429 or 503 that is waited out (its Retry-After, or a backoff)
+ * holds back all of them meanwhile (nodes/shared/transport.ts).
  */
 export async function sendAll(
 	batches: Envelope[][],
@@ -32,7 +33,7 @@ export async function sendAll(
 	const notAttempted: Envelope[] = [];
 	let stopped = false;
 	const gate = runLimiter(options.parallelRequests, sendBaseUrl, apiToken);
-	const control: RequestControl = { gate, stopped: () => stopped };
+	const control: RequestControl = { gate, stopped: () => stopped, run: new RunProgress() };
 	let nextStart = 0;
 	const send = async (index: number) => {
 		if (batchInterval > 0) {

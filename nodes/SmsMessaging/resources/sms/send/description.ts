@@ -92,7 +92,7 @@ export const smsSendDescription: INodeProperties[] = [
 				default: 4,
 				typeOptions: { minValue: 1, maxValue: 10 },
 				description:
-					'Attempts per request when the API asks to slow down (429), is unavailable (503) or refuses the connection. Only failures that prove nothing was sent are retried. A 429 or 503 counts only while no other request gets through: a run the API lets through at a lower rate goes on.',
+					'Attempts in a row per request, the first included, when the API asks to slow down (429) or is unavailable (503) in its own answer format, or refuses the connection: only failures that prove nothing was sent are retried. Only an accepted request of this run in between starts the count again, and one request never waits more than 2 minutes in all.',
 			},
 			{
 				displayName: 'Max Messages per Run',
@@ -110,7 +110,7 @@ export const smsSendDescription: INodeProperties[] = [
 				default: DEFAULT_PARALLEL_REQUESTS,
 				typeOptions: { minValue: 0, maxValue: 16 },
 				description:
-					'How many send requests may be in flight at once, after the first request of the run has gone out alone. 0 is Auto: it starts at 4 and adapts to the API, with more while requests succeed and fewer after a 429, a 503 or slower answers, never above 32, shared by the runs that use this credential at once. 1 to 16 fixes it (1 sends one request after another). A 429 or 503 on any request holds back all of them for the wait it asks.',
+					'How many send requests may be in flight at once, after the first request of the run has gone out alone. 0 is Auto: it starts at 4 and adapts to the API, with more while requests succeed and fewer after a 429, a 503 or slower answers, never above 32, shared by the runs that use this credential at once. 1 to 16 fixes it (1 sends one request after another). A 429 or 503 that is waited out (its Retry-After, or a backoff) holds back all of them meanwhile.',
 			},
 		],
 	},

@@ -17,7 +17,14 @@ import {
 	type RunPlan,
 } from '../../../../shared/send';
 import { dryRunItems } from './dryRun';
-import { ledgerKey, readLedger, writeLedger, type LedgerEntry } from './ledger';
+import {
+	ledgerKey,
+	readLedger,
+	recalledJson,
+	sentFacts,
+	writeLedger,
+	type LedgerEntry,
+} from './ledger';
 
 const EARLIER_UNKNOWN_HINT =
 	"An earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) may have sent it, so it was not sent again. " +
@@ -41,7 +48,8 @@ function recallEarlierTries(
 			toSend.push(envelope);
 		} else if (earlier.outcome === 'sent') {
 			recalled.push(envelope);
-			const item = { json: earlier.json as JsonObject, pairedItem: { item: envelope.itemIndex } };
+			const json = recalledJson(envelope, earlier.sent) as JsonObject;
+			const item = { json, pairedItem: { item: envelope.itemIndex } };
 			accounts.set(envelope, { outcome: 'sent', item });
 		} else {
 			const failure = {
@@ -63,27 +71,16 @@ function recallEarlierTries(
 const notAllSent = (accounts: Map<Envelope, Account>, envelopes: number) =>
 	accounts.size < envelopes || [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
 
-/**
- * Kept for the next try while anything is not sent (a message not accounted for, as when the run
- * ended by an exception, counts as not sent); gone once everything is.
- */
-function keepForNextTry(
-	this: IExecuteFunctions,
-	accounts: Map<Envelope, Account>,
-	envelopes: number,
-): void {
-	const failed = notAllSent(accounts, envelopes);
+/** What a run that throws keeps for its next try: what went out, or may have (ledger.ts). */
+function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account>): void {
 	const kept = new Map<number, LedgerEntry>();
-	if (failed) {
-		for (const [envelope, account] of accounts) {
-			if (account.outcome === 'notSent') continue;
-			kept.set(envelope.itemIndex, {
-				key: ledgerKey(envelope),
-				outcome: account.outcome,
-				...(account.outcome === 'sent'
-					? { json: account.item.json }
-					: { message: account.failure.message, triedAt: account.triedAt }),
-			});
+	for (const [envelope, account] of accounts) {
+		const key = ledgerKey(envelope);
+		if (account.outcome === 'sent') {
+			kept.set(envelope.itemIndex, { key, outcome: 'sent', sent: sentFacts(account.item.json) });
+		} else if (account.outcome === 'unknown') {
+			const { message } = account.failure;
+			kept.set(envelope.itemIndex, { key, outcome: 'unknown', message, triedAt: account.triedAt });
 		}
 	}
 	writeLedger(this, kept);
@@ -124,24 +121,26 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, accounts);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
-	let reports;
+	// Whether a next try of this run may come: n8n's Retry On Fail, or a retry of the failed
+	// execution, runs the node again after it throws, and n8n 2.x's Retry On Fail also after it
+	// returns with an error as its first item. Only then is the ledger kept.
+	let triedAgain = true;
 	try {
-		reports = await sendAndAccount.call(this, plan, batches, accounts);
-	} finally {
-		// Whatever ends the run, what went out is kept for the next try.
-		keepForNextTry.call(this, accounts, envelopes.length);
-	}
-	const failed = notAllSent(accounts, envelopes.length);
-
-	if (failed && !continueOnFail) {
-		throw runError(node, reports, accounts, recalled, batches.length);
-	}
-	for (const [envelope, account] of accounts) {
-		if (account.outcome === 'sent') place(account.item);
-		else {
-			const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
-			place(outcomeItem(node, account.failure, envelope, outcome));
+		const reports = await sendAndAccount.call(this, plan, batches, accounts);
+		if (notAllSent(accounts, envelopes.length) && !continueOnFail) {
+			throw runError(node, reports, accounts, recalled, batches.length);
 		}
+		for (const [envelope, account] of accounts) {
+			if (account.outcome === 'sent') place(account.item);
+			else {
+				const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
+				place(outcomeItem(node, account.failure, envelope, outcome));
+			}
+		}
+		triedAgain = node.retryOnFail === true && results[0]?.json.error !== undefined;
+	} finally {
+		if (triedAgain) keepForNextTry.call(this, accounts);
+		else writeLedger(this, new Map());
 	}
 	return [results];
 }

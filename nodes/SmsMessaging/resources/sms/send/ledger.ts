@@ -4,30 +4,84 @@ import type { Envelope } from '../../../../shared/envelopes';
 import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternals';
 
 /**
- * What a Send run that did not end with every message sent leaves for the next try of the same
- * run, by item index: the messages the API accepted (with the item's output) and those whose
- * outcome is unknown, each with the recipient it was for.
+ * What a Send run that failed (threw) leaves for the next try of the same run, by item index: the
+ * messages the API accepted and those whose outcome is unknown, each with the recipient it was for.
  *
  * It lives in the node's context of the execution (`getContext('node')`), which n8n keeps in the
  * execution's own data: the same object for every try of n8n's Retry On Fail, and saved with a
  * failed execution, whose data a retry from the Executions list starts from (with the original or
  * the currently saved workflow alike). A new execution starts with an empty context, so the ledger
- * never holds back a message sent again on purpose. Bounded by the run itself: one entry per item
- * of the run that was not sent in full, removed once a try sends everything.
+ * never holds back a message sent again on purpose.
+ *
+ * When it goes: it is written only when a next try can come, that is when a try throws, or (n8n
+ * 2.x's Retry On Fail) returns with an error as its first item while Retry On Fail is on; it is
+ * removed when a try returns otherwise, and a ledger left in a failed execution goes with that
+ * execution's data. A sent message
+ * takes at most 64 bytes: what the API returned that its item does not hold (`SentFacts`); its
+ * output is rebuilt from its item (`recalledJson`).
  */
-export interface LedgerEntry {
-	/**
-	 * `ledgerKey` of the envelope: the recipient. An item that now goes to another number is a new
-	 * message; one whose text changed is not (a text may hold `{{ $now }}` or a random id).
-	 */
-	key: string;
-	outcome: 'sent' | 'unknown';
-	/** sent: the item's output (its outgoing record and the balance). */
-	json?: IDataObject;
-	/** unknown: why, in the words the run used. */
-	message?: string;
-	/** unknown: when the try that made the request started (ms), for the SMS list lookup. */
-	triedAt?: number;
+export type LedgerEntry =
+	| { key: string; outcome: 'sent'; sent: SentFacts }
+	/** unknown: why, in the words the run used, and when the try that made the request started. */
+	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number };
+
+/** What the API gave a sent message that its item does not hold. */
+export interface SentFacts {
+	id: unknown;
+	/** ms */
+	sentAt: number;
+	/** Absent for a message found in the SMS list (the lookup does not know them). */
+	credits?: unknown;
+	balance?: unknown;
+}
+
+/** How an entry is stored: a sent message as an array, [key, id, sentAt, credits, balance]. */
+type Stored =
+	| [string, unknown, number]
+	| [string, unknown, number, unknown, unknown]
+	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number };
+
+function stored(entry: LedgerEntry): Stored {
+	if (entry.outcome === 'unknown') return entry;
+	const { id, sentAt, credits, balance } = entry.sent;
+	return credits === undefined && balance === undefined
+		? [entry.key, id, sentAt]
+		: [entry.key, id, sentAt, credits ?? null, balance ?? null];
+}
+
+function entryOf(value: Stored): LedgerEntry {
+	if (!Array.isArray(value)) return value;
+	const [key, id, sentAt, credits, balance] = value;
+	return {
+		key,
+		outcome: 'sent',
+		sent: { id, sentAt, ...(value.length > 3 ? { credits, balance } : {}) },
+	};
+}
+
+/** What the ledger keeps of a sent message's output item. */
+export function sentFacts(json: IDataObject): SentFacts {
+	const sentAt = Date.parse(String(json.sentAt));
+	return {
+		id: json.id,
+		sentAt: Number.isNaN(sentAt) ? Date.now() : sentAt,
+		...(json.foundInSmsList ? {} : { credits: json.credits, balance: json.balance }),
+	};
+}
+
+/** The output of a message an earlier try sent, rebuilt from its item and what the ledger kept. */
+export function recalledJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
+	const found = !('credits' in facts);
+	return {
+		id: facts.id as IDataObject[string],
+		senderId,
+		recipient: envelope.number,
+		message: envelope.message,
+		...(found ? {} : { credits: facts.credits as IDataObject[string], status: 'SENT' }),
+		...(envelope.thirdPartyRef === undefined ? {} : { thirdPartyRef: envelope.thirdPartyRef }),
+		...(found ? { foundInSmsList: true } : { balance: facts.balance as IDataObject[string] }),
+		sentAt: new Date(facts.sentAt).toISOString(),
+	};
 }
 
 const FIELD = 'smsSendLedger';
@@ -35,7 +89,7 @@ const FIELD = 'smsSendLedger';
 /** What the ledger knows an item's message by, beside the item's index: its recipient. */
 export const ledgerKey = ({ envelope }: Envelope): string => envelope.number;
 
-type Ledgers = Record<string, Record<string, LedgerEntry>>;
+type Ledgers = Record<string, Record<string, Stored>>;
 
 function runKey(context: IExecuteFunctions): string {
 	return String(runIndexOf(context));
@@ -45,7 +99,9 @@ function runKey(context: IExecuteFunctions): string {
 export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry> {
 	const runs = executionNodeContext(context)[FIELD] as Ledgers | undefined;
 	const entries = runs?.[runKey(context)] ?? {};
-	return new Map(Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), entry]));
+	return new Map(
+		Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), entryOf(entry)]),
+	);
 }
 
 /**
@@ -56,8 +112,11 @@ export function writeLedger(context: IExecuteFunctions, entries: Map<number, Led
 	const node = executionNodeContext(context);
 	const runs = (node[FIELD] ?? {}) as Ledgers;
 	const run = runKey(context);
-	if (entries.size > 0) runs[run] = Object.fromEntries(entries);
-	else delete runs[run];
+	if (entries.size > 0) {
+		runs[run] = Object.fromEntries(
+			[...entries].map(([itemIndex, entry]) => [itemIndex, stored(entry)]),
+		);
+	} else delete runs[run];
 	if (Object.keys(runs).length > 0) node[FIELD] = runs;
 	else delete node[FIELD];
 }
