@@ -36,7 +36,7 @@ export const approvalProperties: INodeProperties[] = [
 	{
 		...messageField,
 		description:
-			'Text for this recipient, read from each item; the link to the approval page is added after it on a new line. The page shows the message of the first item.',
+			"Text for this recipient, read from each item; the link to the answer page is added after it on a new line. Each recipient's page shows their own message.",
 	},
 	{
 		displayName: 'Response Type',
@@ -162,7 +162,7 @@ export const approvalProperties: INodeProperties[] = [
 
 /**
  * The waiting execution's webhooks, at `<webhook-waiting base>/<execution id>/<node id>`: GET shows
- * the page, a POST (or a GET) carrying the choice records it. `restartWebhook` makes them n8n's own
+ * the page (whatever its query), a POST of the page's form records the answer. `restartWebhook` makes them n8n's own
  * waiting webhooks, which resume the execution with what `webhook()` returns: nothing is
  * registered with a third party.
  */
