@@ -3,13 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { LINK_PARAMETER } from '../shared/approvalLink';
 import { checkAnswer } from './checks';
 import { formPage } from './formPage';
-import {
-	alreadyAnsweredPage,
-	choicePage,
-	expiredPage,
-	recordedPage,
-	refusedPage,
-} from './page';
+import { alreadyAnsweredPage, choicePage, expiredPage, recordedPage, refusedPage } from './page';
 import { claimAnswer, hasExpired, recipientOf, type Wait } from './waitKey';
 
 type Outcome = { status: number; html: string; data?: IDataObject };

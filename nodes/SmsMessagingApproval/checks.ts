@@ -23,7 +23,9 @@ function isRealDate(value: string): boolean {
 	if (!match) return false;
 	const [year, month, day] = match.slice(1).map(Number);
 	const date = new Date(Date.UTC(year, month - 1, day));
-	return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+	return (
+		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+	);
 }
 
 function givenOf(field: FormField, raw: unknown): string | string[] | undefined {
@@ -61,7 +63,9 @@ function check(field: FormField, given: string | string[]): { value?: unknown; p
 		case 'date':
 			return isRealDate(value) ? { value } : { problem: 'Enter a date (YYYY-MM-DD).' };
 		case 'dropdown':
-			return field.options!.includes(value) ? { value } : { problem: 'Choose an option of the list.' };
+			return field.options!.includes(value)
+				? { value }
+				: { problem: 'Choose an option of the list.' };
 		default:
 			return { value };
 	}

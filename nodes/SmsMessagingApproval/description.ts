@@ -5,6 +5,7 @@ import {
 } from 'n8n-workflow';
 
 import { messageField, recipientNumberField, senderIdField } from '../shared/messageFields';
+import { formOptions, formProperties } from './formDescription';
 
 export const approvalProperties: INodeProperties[] = [
 	{
@@ -19,7 +20,7 @@ export const approvalProperties: INodeProperties[] = [
 				value: SEND_AND_WAIT_OPERATION,
 				action: 'Send an SMS and wait for approval',
 				description:
-					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines); the workflow waits for the first answer',
+					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines), types an answer or fills in a form; the workflow waits for the first answer',
 			},
 		],
 		default: SEND_AND_WAIT_OPERATION,
@@ -49,8 +50,20 @@ export const approvalProperties: INodeProperties[] = [
 				value: 'approval',
 				description: 'The recipient approves (or declines) on the page behind the link',
 			},
+			{
+				name: 'Free Text',
+				value: 'freeText',
+				description: 'The recipient types an answer on the page; it comes out as data.text',
+			},
+			{
+				name: 'Custom Form',
+				value: 'customForm',
+				description:
+					"The recipient fills in a form of your fields; each answer comes out under its field's label",
+			},
 		],
 	},
+	...formProperties,
 	{
 		displayName: 'Approval Options',
 		name: 'approvalOptions',
@@ -102,7 +115,7 @@ export const approvalProperties: INodeProperties[] = [
 				name: 'limitWaitTime',
 				type: 'fixedCollection',
 				description:
-					'Whether to stop waiting after a time. The node then outputs one item, { "data": { "approved": false }, "timedOut": true }, whatever its input held; a later answer changes nothing.',
+					'Whether to stop waiting after a time, counted from when the SMS went out. The node then outputs one item, { "data": { "approved": false }, "timedOut": true } (Free Text and Custom Form: "data": {}), whatever its input held; an answer after it is refused.',
 				default: {
 					values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
 				},
@@ -156,6 +169,7 @@ export const approvalProperties: INodeProperties[] = [
 					},
 				],
 			},
+			...formOptions,
 		],
 	},
 ];

@@ -50,19 +50,42 @@ function refused(this: IExecuteFunctions, message: string, hint: string): NodeOp
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 
 /** One field as the editor's Form Fields or the JSON gives it, checked. */
-function fieldOf(this: IExecuteFunctions, raw: unknown, position: number, where: string): FormField {
+function fieldOf(
+	this: IExecuteFunctions,
+	raw: unknown,
+	position: number,
+	where: string,
+): FormField {
 	const name = `${where}: field ${position + 1}`;
 	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-		throw refused.call(this, `${name} is not an object`, 'Each field is an object with a fieldLabel.');
+		throw refused.call(
+			this,
+			`${name} is not an object`,
+			'Each field is an object with a fieldLabel.',
+		);
 	}
 	const values = raw as IDataObject;
 	const label = text(values.fieldLabel);
 	if (label === '') {
-		throw refused.call(this, `${name} has no Field Label`, 'Each field needs a label: its answer comes out under it.');
+		throw refused.call(
+			this,
+			`${name} has no Field Label`,
+			'Each field needs a label: its answer comes out under it.',
+		);
 	}
-	const ref = fieldsOf(this.getNode(), 0, where)('fieldType', `${name} (${label}): Field Type`);
-	const type = oneOf(ref, values.fieldType ?? 'text', [...FIELD_TYPES]) as FieldType;
-	const field: FormField = { label, type, required: values.requiredField === true };
+	const type = values.fieldType ?? 'text';
+	if (!FIELD_TYPES.includes(type as FieldType)) {
+		throw refused.call(
+			this,
+			`${name} (${label}): Element Type must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(type)}`,
+			'Choose one of the types the page offers.',
+		);
+	}
+	const field: FormField = {
+		label,
+		type: type as FieldType,
+		required: values.requiredField === true,
+	};
 	if (text(values.placeholder) !== '') field.placeholder = text(values.placeholder);
 	if (type !== 'dropdown') return field;
 	const listed = ((values.fieldOptions as IDataObject | undefined)?.values ?? []) as IDataObject[];

@@ -1,8 +1,4 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { fieldsOf, isSet, oneOf, requiredText } from '../shared/validation';
 
