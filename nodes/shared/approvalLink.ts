@@ -16,3 +16,9 @@ const IN_TEXT = new RegExp(`([?&]${LINK_PARAMETER}=(?:0|[1-9][0-9]{0,8})\\.)${CO
 export function maskApprovalCodes(text: string): string {
 	return text.replace(IN_TEXT, '$1[code hidden]');
 }
+
+/** An SMS record as the package outputs it: its `content` with approval codes masked. */
+export function maskedSmsRecord<T extends Record<string, unknown>>(record: T): T {
+	if (typeof record.content !== 'string') return record;
+	return { ...record, content: maskApprovalCodes(record.content) };
+}
