@@ -274,7 +274,7 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 describe('SMS Messaging Approval: the page behind the link', () => {
 	let waiting: RunResult;
 
-	test('GET shows the first item’s message and one Approve button, as plain HTML', async () => {
+	test('GET shows the recipient’s message and one Approve button, as plain HTML', async () => {
 		waiting = await waitingRun(
 			approval({ message: '=<b>Refund</b> {{ $json.amount }} & "close" {{ $json.order }}?' }),
 		);
@@ -295,6 +295,17 @@ describe('SMS Messaging Approval: the page behind the link', () => {
 		expect(html).toContain('name="approved" value="true">Approve</button>');
 		expect(html).not.toMatch(/<script|Decline/);
 		expect(html).not.toContain(TOKEN);
+	});
+
+	test('each recipient’s page shows the message that recipient was sent', async () => {
+		waiting = await waitingRun();
+		const [first, second] = linksSent();
+		const pageOf = async (link: string) =>
+			(await answer(waiting, { method: 'GET', link })).response.body!;
+		expect(await pageOf(first)).toContain('Refund 120 EUR to order A-1?');
+		const secondPage = await pageOf(second);
+		expect(secondPage).toContain('Refund 80 EUR to order B-2?');
+		expect(secondPage).not.toContain('A-1');
 	});
 
 	test('Approve and Decline with own labels: both buttons', async () => {
@@ -344,12 +355,24 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		]);
 	});
 
-	test('a GET with the choice records it too (as n8n’s own send-and-wait links do)', async () => {
+	test('a GET with the choice in its query (a link scanner, a preview) records nothing: it shows the page', async () => {
 		const waiting = await waitingRun();
+		for (const query of [{ approved: 'true' }, { approved: 'false' }]) {
+			const { response, resumed } = await answer(waiting, {
+				method: 'GET',
+				link: linksSent()[0],
+				query,
+			});
+			expect(resumed).toBeUndefined();
+			expect(response.statusCode).toBe(200);
+			expect(response.body).toContain('<form method="post">');
+		}
+		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
+		// The wait goes on: a POST still answers.
 		const { items } = await answer(waiting, {
-			method: 'GET',
+			method: 'POST',
 			link: linksSent()[0],
-			query: { approved: 'true' },
+			body: { approved: 'true' },
 		});
 		expect(items!.map((item) => item.json)).toEqual([
 			{ data: { approved: true }, answeredBy: '254712345678' },

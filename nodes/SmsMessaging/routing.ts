@@ -12,6 +12,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { maskedSmsRecord } from '../shared/approvalLink';
 import {
 	errorItem,
 	nodeError,
@@ -313,7 +314,10 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			};
 			// As many pages ahead as the window allows now: none waits in line to be read unused.
 			const records = await collectPages(readPage, limit, () => gate.window);
-			return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+			return records.map((json) => ({
+				json: maskedSmsRecord(json),
+				pairedItem: { item: itemIndex },
+			}));
 		});
 	};
 }

@@ -1,5 +1,5 @@
 import {
-	type IDataObject,
+	WAIT_INDEFINITELY,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
@@ -15,26 +15,23 @@ import {
 	outputOnTimeLimit,
 	waitingNodeContext,
 } from '../shared/n8nInternals';
+import { answerRequest } from './answer';
 import { ANSWER_WEBHOOKS, approvalProperties } from './description';
-import { alreadyAnsweredPage, choicePage, recordedPage, refusedPage, type Choices } from './page';
+import { readForm, type AnswerForm } from './form';
 import { sendWithLinks } from './sendRequests';
-import { claimAnswer, isWait, LINK_PARAMETER, recipientOf } from './waitKey';
-import { waitTill } from './waitTime';
+import { isWait } from './waitKey';
+import { limitEnd, readTimeLimit } from './waitTime';
 
 /** Where the node keeps its wait in the execution's node context. */
 const WAIT_FIELD = 'approvalWait';
 
-/** What the node outputs when the time limit passes before an answer (docs/approval.md). */
-const timedOut = (): INodeExecutionData => ({
-	json: { data: { approved: false }, timedOut: true },
+/**
+ * What the node outputs when the time limit passes before an answer (docs/approval.md): never an
+ * approval, and no form's answer.
+ */
+const timedOut = (form: AnswerForm): INodeExecutionData => ({
+	json: { data: form.kind === 'approval' ? { approved: false } : {}, timedOut: true },
 });
-
-function readChoices(this: IExecuteFunctions): Choices {
-	const values = this.getNodeParameter('approvalOptions.values', 0, {}) as IDataObject;
-	const approveLabel = String(values.approveLabel || 'Approve');
-	if (values.approvalType !== 'double') return { approveLabel };
-	return { approveLabel, disapproveLabel: String(values.disapproveLabel || 'Decline') };
-}
 
 export class SmsMessagingApproval implements INodeType {
 	description: INodeTypeDescription = {
@@ -60,12 +57,16 @@ export class SmsMessagingApproval implements INodeType {
 		const items = this.getInputData();
 		try {
 			// Everything that can refuse the run is read before the SMS go out.
-			const until = waitTill.call(this);
-			const wait = await sendWithLinks.call(this, readChoices.call(this));
+			const limit = readTimeLimit.call(this);
+			const form = readForm.call(this);
+			const wait = await sendWithLinks.call(this, form);
+			wait.until = limitEnd(limit);
 			// The answer's webhook reads the wait from the waiting execution's data.
 			executionNodeContext(this)[WAIT_FIELD] = wait;
-			outputOnTimeLimit(this, [timedOut()]);
-			await this.putExecutionToWait(until);
+			outputOnTimeLimit(this, [timedOut(form)]);
+			await this.putExecutionToWait(
+				wait.until === undefined ? WAIT_INDEFINITELY : new Date(wait.until),
+			);
 			return [items];
 		} catch (caught) {
 			const error = nodeError(this.getNode(), caught, 0);
@@ -76,34 +77,7 @@ export class SmsMessagingApproval implements INodeType {
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const request = this.getRequestObject();
-		const response = this.getResponseObject();
-		response.setHeader('Cache-Control', 'no-store');
-		response.setHeader('Referrer-Policy', 'no-referrer');
-		response.type('html');
-		// The link must be one this wait sent: checked before anything else is read or recorded.
 		const stored = waitingNodeContext(this)?.[WAIT_FIELD];
-		const wait = isWait(stored) ? stored : undefined;
-		const recipient = wait && recipientOf(wait, request.query[LINK_PARAMETER]);
-		if (wait === undefined || recipient === undefined) {
-			response.status(403).send(refusedPage());
-			return { noWebhookResponse: true };
-		}
-		const given = request.method === 'POST' ? this.getBodyData().approved : request.query.approved;
-		const offered = wait.disapproveLabel === undefined ? ['true'] : ['true', 'false'];
-		if (typeof given !== 'string' || !offered.includes(given)) {
-			// No choice (the page itself) or one the page does not offer: nothing is recorded.
-			const status = request.method === 'POST' || given !== undefined ? 400 : 200;
-			response.status(status).send(choicePage(wait.message, wait));
-			return { noWebhookResponse: true };
-		}
-		if (!claimAnswer(wait)) {
-			response.status(409).send(alreadyAnsweredPage());
-			return { noWebhookResponse: true };
-		}
-		const approved = given === 'true';
-		response.status(200).send(recordedPage(approved ? wait.approveLabel : wait.disapproveLabel!));
-		const answer = { data: { approved }, answeredBy: wait.numbers[recipient] };
-		return { noWebhookResponse: true, workflowData: [[{ json: answer }]] };
+		return answerRequest.call(this, isWait(stored) ? stored : undefined);
 	}
 }

@@ -5,6 +5,7 @@ import {
 } from 'n8n-workflow';
 
 import { messageField, recipientNumberField, senderIdField } from '../shared/messageFields';
+import { formOptions, formProperties } from './formDescription';
 
 export const approvalProperties: INodeProperties[] = [
 	{
@@ -19,7 +20,7 @@ export const approvalProperties: INodeProperties[] = [
 				value: SEND_AND_WAIT_OPERATION,
 				action: 'Send an SMS and wait for approval',
 				description:
-					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines); the workflow waits for the first answer',
+					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines), types an answer or fills in a form; the workflow waits for the first answer',
 			},
 		],
 		default: SEND_AND_WAIT_OPERATION,
@@ -36,7 +37,7 @@ export const approvalProperties: INodeProperties[] = [
 	{
 		...messageField,
 		description:
-			'Text for this recipient, read from each item; the link to the approval page is added after it on a new line. The page shows the message of the first item.',
+			"Text for this recipient, read from each item; the link to the answer page is added after it on a new line. Each recipient's page shows their own message.",
 	},
 	{
 		displayName: 'Response Type',
@@ -49,8 +50,20 @@ export const approvalProperties: INodeProperties[] = [
 				value: 'approval',
 				description: 'The recipient approves (or declines) on the page behind the link',
 			},
+			{
+				name: 'Free Text',
+				value: 'freeText',
+				description: 'The recipient types an answer on the page; it comes out as data.text',
+			},
+			{
+				name: 'Custom Form',
+				value: 'customForm',
+				description:
+					"The recipient fills in a form of your fields; each answer comes out under its field's label",
+			},
 		],
 	},
+	...formProperties,
 	{
 		displayName: 'Approval Options',
 		name: 'approvalOptions',
@@ -102,7 +115,7 @@ export const approvalProperties: INodeProperties[] = [
 				name: 'limitWaitTime',
 				type: 'fixedCollection',
 				description:
-					'Whether to stop waiting after a time. The node then outputs one item, { "data": { "approved": false }, "timedOut": true }, whatever its input held; a later answer changes nothing.',
+					'Whether to stop waiting after a time, counted from when the SMS went out. The node then outputs one item, { "data": { "approved": false }, "timedOut": true } (Free Text and Custom Form: "data": {}), whatever its input held; an answer after it is refused.',
 				default: {
 					values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
 				},
@@ -156,13 +169,14 @@ export const approvalProperties: INodeProperties[] = [
 					},
 				],
 			},
+			...formOptions,
 		],
 	},
 ];
 
 /**
  * The waiting execution's webhooks, at `<webhook-waiting base>/<execution id>/<node id>`: GET shows
- * the page, a POST (or a GET) carrying the choice records it. `restartWebhook` makes them n8n's own
+ * the page (whatever its query), a POST of the page's form records the answer. `restartWebhook` makes them n8n's own
  * waiting webhooks, which resume the execution with what `webhook()` returns: nothing is
  * registered with a third party.
  */

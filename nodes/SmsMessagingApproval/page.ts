@@ -1,11 +1,6 @@
-/** What the page behind the SMS link offers: one choice, or two. */
-export interface Choices {
-	approveLabel: string;
-	/** Absent when the recipient can only approve. */
-	disapproveLabel?: string;
-}
+import type { ApprovalForm } from './form';
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
 	return text.replace(
 		/[&<>"']/g,
 		(char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
@@ -20,9 +15,17 @@ h1{font-size:1.25rem;margin:0 0 1rem}
 form{display:flex;flex-direction:column;gap:.75rem;margin-top:1.25rem}
 button{font:inherit;font-size:1.1rem;padding:.9rem;border-radius:.5rem;border:1px solid #1a7f37;background:#1a7f37;color:#fff;cursor:pointer}
 button.decline{background:#fff;color:#cf222e;border-color:#cf222e}
-p.note{color:#59636e;font-size:.9rem}`;
+p.note{color:#59636e;font-size:.9rem}
+label,legend{font-weight:600;padding:0}
+fieldset{border:0;margin:0;padding:0;display:flex;flex-direction:column;gap:.4rem}
+fieldset label{font-weight:400}
+input,select,textarea{font:inherit;font-size:1rem;padding:.6rem;border:1px solid #8c959f;border-radius:.4rem;background:#fff;width:100%;box-sizing:border-box}
+input[type=checkbox]{width:auto;margin-right:.5rem}
+textarea{min-height:6rem}
+.error{color:#cf222e;font-size:.9rem;margin:0}
+.req{color:#cf222e}`;
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
 	return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -44,7 +47,7 @@ ${body}
  * signed URL. Plain HTML, no script; only a button press records an answer, so a link preview that
  * fetches the page changes nothing.
  */
-export function choicePage(message: string, choices: Choices): string {
+export function choicePage(message: string, choices: ApprovalForm): string {
 	const buttons = [
 		`<button type="submit" name="approved" value="true">${escapeHtml(choices.approveLabel)}</button>`,
 	];
@@ -64,12 +67,22 @@ ${buttons.join('\n')}
 	);
 }
 
-/** The page shown once the answer is recorded. */
-export function recordedPage(label: string): string {
+/** The page shown once the answer is recorded: the button's label for an approval. */
+export function recordedPage(label?: string): string {
+	const answer = label === undefined ? 'Your answer' : `Your answer “${escapeHtml(label)}”`;
 	return page(
 		'Answer recorded',
 		`<h1>Thank you</h1>
-<p>Your answer “${escapeHtml(label)}” was recorded. You can close this page.</p>`,
+<p>${answer} was recorded. You can close this page.</p>`,
+	);
+}
+
+/** The page for an answer after the time limit: nothing was recorded. */
+export function expiredPage(): string {
+	return page(
+		'Request expired',
+		`<h1>This request has expired</h1>
+<p>The time to answer it has passed. Nothing was recorded.</p>`,
 	);
 }
 

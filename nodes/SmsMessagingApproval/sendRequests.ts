@@ -1,9 +1,10 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
+import { LINK_PARAMETER } from '../shared/approvalLink';
 import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8nInternals';
 import { sendInOneRequest } from '../shared/send';
-import type { Choices } from './page';
-import { LINK_PARAMETER, linkValue, newWait, type Wait } from './waitKey';
+import type { AnswerForm } from './form';
+import { linkValue, newWait, type Wait } from './waitKey';
 
 /**
  * One recipient's link to the page where they answer: n8n's signed resume URL where n8n has one
@@ -11,12 +12,12 @@ import { LINK_PARAMETER, linkValue, newWait, type Wait } from './waitKey';
  * recipient's own code in it, which the node checks itself on every line. n8n 1.82 has no signed
  * links; there the link is the execution's resume URL and the node's id, with the code.
  */
-function answerLink(this: IExecuteFunctions, wait: Wait, recipient: number): string {
-	const parameters = { [LINK_PARAMETER]: linkValue(wait, recipient) };
+function answerLink(this: IExecuteFunctions, value: string): string {
+	const parameters = { [LINK_PARAMETER]: value };
 	const signed = signedResumeUrl(this, parameters);
 	if (signed !== undefined) return signed;
 	const link = new URL(unsignedResumeUrl(this));
-	link.searchParams.set(LINK_PARAMETER, parameters[LINK_PARAMETER]);
+	link.searchParams.set(LINK_PARAMETER, value);
 	return link.toString();
 }
 
@@ -26,7 +27,7 @@ function answerLink(this: IExecuteFunctions, wait: Wait, recipient: number): str
  * Anything short of every message provably sent throws (the run error says which items went
  * out): nothing may wait for an answer to an SMS that may not exist.
  */
-export async function sendWithLinks(this: IExecuteFunctions, choices: Choices): Promise<Wait> {
+export async function sendWithLinks(this: IExecuteFunctions, form: AnswerForm): Promise<Wait> {
 	const node = this.getNode();
 	let wait: Wait | undefined;
 	await sendInOneRequest.call(this, (envelopes) => {
@@ -39,10 +40,16 @@ export async function sendWithLinks(this: IExecuteFunctions, choices: Choices): 
 			);
 		}
 		const numbers = envelopes.map(({ envelope }) => envelope.number);
-		wait = newWait(numbers, envelopes[0]?.envelope.message ?? '', choices);
+		const made = newWait(
+			numbers,
+			envelopes.map(({ envelope }) => envelope.message),
+			form,
+		);
 		envelopes.forEach(({ envelope }, recipient) => {
-			envelope.message = `${envelope.message}\n${answerLink.call(this, wait!, recipient)}`;
+			const link = answerLink.call(this, linkValue(recipient, made.codes[recipient]));
+			envelope.message = `${envelope.message}\n${link}`;
 		});
+		wait = made.wait;
 	});
 	return wait!;
 }

@@ -1,74 +1,87 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
+import { createHash, randomBytes, timingSafeEqual } from 'crypto';
 
-import type { Choices } from './page';
-
-/** The query parameter of the link that says whose link it is and proves it: `<recipient>.<code>`. */
-export const LINK_PARAMETER = 'k';
+import { CODE_PATTERN } from '../shared/approvalLink';
+import type { AnswerForm } from './form';
 
 /**
- * One wait of the node: a random key made for it alone (a new one for every run of the node, so
- * per execution, node and run), and what the page and the answer need. The node keeps it in the
- * execution's own data (its node context), which n8n keeps and no recipient sees.
+ * One wait of the node (a new one for every run of the node, so per execution, node and run): what
+ * checks a link's code and what the page and the answer need. The node keeps it in the execution's
+ * own data (its node context). It holds only hashes of the codes: reading the waiting execution
+ * does not give a link that answers.
  */
-export interface Wait extends IDataObject {
-	/** 32 random bytes, base64url. Never in a link, a page or the output. */
-	key: string;
+export interface Wait {
+	/** Random, names the wait among those answered in this process; not a secret. */
+	id: string;
+	/** SHA-256 of each recipient's code, base64url, in envelope order. */
+	codeHashes: string[];
 	/** The recipients' numbers as sent (normalised as Send normalises), in envelope order. */
 	numbers: string[];
-	/** The page's message: the first item's, as the SMS carried it (without the link). */
-	message: string;
-	approveLabel: string;
-	/** Absent when the recipient can only approve. */
-	disapproveLabel?: string;
+	/** Each recipient's message as their SMS carried it (without the link), in envelope order. */
+	messages: string[];
+	/** When the time limit passes (ms since the epoch), counted from when the SMS went out. */
+	until?: number;
+	form: AnswerForm;
 }
 
-export function newWait(numbers: string[], message: string, choices: Choices): Wait {
-	const wait: Wait = { key: randomBytes(32).toString('base64url'), numbers, message, ...choices };
-	if (choices.disapproveLabel === undefined) delete wait.disapproveLabel;
-	return wait;
-}
+const hashOf = (code: string) => createHash('sha256').update(code).digest('base64url');
 
-/** 128 bits of HMAC-SHA256 under the wait's key, for one recipient of it: 22 characters. */
-function code(key: string, recipient: number): string {
-	return createHmac('sha256', Buffer.from(key, 'base64url'))
-		.update(`sms-approval-answer:${recipient}`)
-		.digest()
-		.subarray(0, 16)
-		.toString('base64url');
+/** A new wait and, apart from it (never stored), each recipient's code for their link. */
+export function newWait(
+	numbers: string[],
+	messages: string[],
+	form: AnswerForm,
+): { wait: Wait; codes: string[] } {
+	const codes = numbers.map(() => randomBytes(16).toString('base64url'));
+	const wait: Wait = {
+		id: randomBytes(16).toString('base64url'),
+		codeHashes: codes.map(hashOf),
+		numbers,
+		messages,
+		form,
+	};
+	return { wait, codes };
 }
 
 /** The value of the link's parameter for one recipient (its position among the envelopes). */
-export function linkValue(wait: Wait, recipient: number): string {
-	return `${recipient}.${code(wait.key, recipient)}`;
+export function linkValue(recipient: number, code: string): string {
+	return `${recipient}.${code}`;
 }
 
-const LINK_VALUE = /^(0|[1-9][0-9]{0,8})\.([A-Za-z0-9_-]{22})$/;
+const LINK_VALUE = new RegExp(`^(0|[1-9][0-9]{0,8})\\.(${CODE_PATTERN})$`);
 
 /**
- * Whose link this is: the recipient's position when the value was made for this wait, compared in
- * constant time; otherwise undefined (another execution's link, an earlier wait's, any part changed).
+ * Whose link this is: the recipient's position when the value was made for this wait, its hash
+ * compared in constant time; otherwise undefined (another execution's link, an earlier wait's,
+ * any part changed).
  */
 export function recipientOf(wait: Wait, value: unknown): number | undefined {
 	if (typeof value !== 'string') return undefined;
 	const match = LINK_VALUE.exec(value);
 	if (!match) return undefined;
 	const recipient = Number(match[1]);
-	if (recipient >= wait.numbers.length) return undefined;
-	const given = Buffer.from(match[2]);
-	const expected = Buffer.from(code(wait.key, recipient));
-	return timingSafeEqual(given, expected) ? recipient : undefined;
+	if (recipient >= wait.codeHashes.length) return undefined;
+	const given = Buffer.from(hashOf(match[2]));
+	const expected = Buffer.from(wait.codeHashes[recipient]);
+	return given.length === expected.length && timingSafeEqual(given, expected)
+		? recipient
+		: undefined;
 }
 
 /** Whether a stored value is a wait this node made (an execution may hold none, or an older one). */
 export function isWait(value: unknown): value is Wait {
 	const wait = value as Wait | undefined;
 	return (
-		typeof wait?.key === 'string' &&
+		typeof wait?.id === 'string' &&
+		Array.isArray(wait.codeHashes) &&
 		Array.isArray(wait.numbers) &&
-		typeof wait.message === 'string' &&
-		typeof wait.approveLabel === 'string'
+		Array.isArray(wait.messages) &&
+		typeof wait.form?.kind === 'string'
 	);
+}
+
+/** Whether the wait's time limit has passed: an answer then records nothing. */
+export function hasExpired(wait: Wait, now = Date.now()): boolean {
+	return wait.until !== undefined && now >= wait.until;
 }
 
 /**
@@ -82,9 +95,8 @@ const ANSWERED_KEPT = 10_000;
 
 /** True for the first answer to this wait in this process, false for any later one. */
 export function claimAnswer(wait: Wait): boolean {
-	const id = createHmac('sha256', Buffer.from(wait.key, 'base64url')).update('claim').digest('hex');
-	if (answered.has(id)) return false;
-	answered.add(id);
+	if (answered.has(wait.id)) return false;
+	answered.add(wait.id);
 	if (answered.size > ANSWERED_KEPT) answered.delete(answered.values().next().value!);
 	return true;
 }

@@ -1,9 +1,4 @@
-import {
-	NodeOperationError,
-	WAIT_INDEFINITELY,
-	type IDataObject,
-	type IExecuteFunctions,
-} from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { fieldsOf, isSet, oneOf, requiredText } from '../shared/validation';
 
@@ -21,17 +16,19 @@ function invalid(
 	});
 }
 
+/** Options → Limit Wait Time, checked: a time after the SMS went out, or a moment; none: for ever. */
+export type TimeLimit = { afterMs: number } | { at: number } | undefined;
+
 /**
- * Until when the execution waits for an answer: Options → Limit Wait Time, or for ever. Read and
- * checked before anything is sent, so that a wrong limit never leaves an SMS without a waiting
- * execution behind its link.
+ * Options → Limit Wait Time, read and checked before anything is sent, so that a wrong limit never
+ * leaves an SMS without a waiting execution behind its link.
  */
-export function waitTill(this: IExecuteFunctions, now = Date.now()): Date {
+export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLimit {
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const limit = (options.limitWaitTime as IDataObject | undefined)?.values as
 		| IDataObject
 		| undefined;
-	if (!limit) return WAIT_INDEFINITELY;
+	if (!limit) return undefined;
 	const ref = fieldsOf(this.getNode(), 0, 'options.limitWaitTime.values');
 	const type = oneOf(ref('limitType', 'Limit Type'), limit.limitType ?? 'afterTimeInterval', [
 		'afterTimeInterval',
@@ -51,7 +48,7 @@ export function waitTill(this: IExecuteFunctions, now = Date.now()): Date {
 				'Set how long to wait for an answer, or remove Limit Wait Time to wait until someone answers.',
 			);
 		}
-		return new Date(now + amount * UNIT_MS[unit]);
+		return { afterMs: amount * UNIT_MS[unit] };
 	}
 	const text = requiredText(ref('maxDateAndTime', 'Max Date and Time'), limit.maxDateAndTime);
 	const at = new Date(text);
@@ -69,5 +66,14 @@ export function waitTill(this: IExecuteFunctions, now = Date.now()): Date {
 			'Set a time in the future, or remove Limit Wait Time to wait until someone answers.',
 		);
 	}
-	return at;
+	return { at: at.getTime() };
+}
+
+/**
+ * When the wait ends (ms since the epoch; undefined: never), counted once the SMS went out: a send
+ * that queued and retried does not eat into the recipients' time.
+ */
+export function limitEnd(limit: TimeLimit, sentAt = Date.now()): number | undefined {
+	if (limit === undefined) return undefined;
+	return 'at' in limit ? limit.at : sentAt + limit.afterMs;
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -64,7 +65,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 			const [latest] = (await readPage(query)).content as IDataObject[];
 			if (latest && (!newest || Number(latest.id) > Number(newest.id))) newest = latest;
 		}
-		return newest ? [[{ json: newest }]] : null;
+		return newest ? [[{ json: maskedSmsRecord(newest) }]] : null;
 	}
 
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
@@ -252,5 +253,5 @@ async function pollOnce(
 	if (found.length === 0) return null;
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.
 	found.sort((a, b) => Number(a.id) - Number(b.id));
-	return [found.map((json) => ({ json }))];
+	return [found.map((json) => ({ json: maskedSmsRecord(json) }))];
 }

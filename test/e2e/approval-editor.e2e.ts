@@ -58,4 +58,25 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 		);
 		await pane.screenshot({ path: path.join(docs, 'editor-approval.png') });
 	});
+
+	test('the field report example: Response Type Custom Form and its Form Fields', async () => {
+		await page.goto(`${endpoints.n8nUrl}/workflow/exFieldReport`);
+		const node = page.locator('[data-test-id=canvas-node]', {
+			hasText: 'Ask for the report by SMS',
+		});
+		await node.waitFor();
+		await node.dblclick();
+		const pane = page.locator('[data-test-id=ndv]');
+		await pane.locator('[data-test-id=parameter-item]').first().waitFor();
+		const labels = (
+			await pane
+				.locator('[data-test-id=parameter-item] label')
+				.evaluateAll((elements) => elements.map((element) => (element.textContent ?? '').trim()))
+		).map((label) => label.replace(/FixedExpression$/, '').trim());
+		expect(labels).toEqual(
+			expect.arrayContaining(['Response Type', 'Define Form', 'Form Fields', 'Options']),
+		);
+		expect(labels).not.toContain('Approval Options');
+		await pane.screenshot({ path: path.join(docs, 'editor-approval-form.png') });
+	});
 });

@@ -7,6 +7,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { maskedSmsRecord } from '../../../shared/approvalLink';
 import { errorItem, nodeError } from '../../../shared/errors';
 import { itemParameterReader } from '../../../shared/itemParameters';
 import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
@@ -230,7 +231,10 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	lookups.forEach((lookup, k) => {
 		const record = found[k];
 		if (record)
-			results[lookup.itemIndex] = { json: record, pairedItem: { item: lookup.itemIndex } };
+			results[lookup.itemIndex] = {
+				json: maskedSmsRecord(record),
+				pairedItem: { item: lookup.itemIndex },
+			};
 		else fail(notFound(node, lookup), lookup.itemIndex);
 	});
 	return [results];
