@@ -603,7 +603,8 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 
 		// The newest message, PENDING, SENT (6,000, in pages that overlap by 3 records, at least 85
 		// new in each) and FAILED (6,000): 132 requests where the window is 1,500 pages.
-		const count = (status: string) => listRequests().filter((r) => r.query.status === status).length;
+		const count = (status: string) =>
+			listRequests().filter((r) => r.query.status === status).length;
 		const inFlightPages = count('PENDING') + count('SENT');
 		expect(count('SENT')).toBeLessThanOrEqual(pages(6_000, 85));
 		expect(count('FAILED')).toBe(pages(6_000, 100));

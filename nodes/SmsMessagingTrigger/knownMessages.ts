@@ -103,9 +103,11 @@ export class KnownMessages {
 		return [...this.followed].filter(([, known]) => IN_FLIGHT.includes(known.status));
 	}
 
-	/** The messages last seen FAILED, the exceptions read for it. */
+	/** The messages of the window last seen FAILED (the exceptions are read for it). */
 	failed(): Array<[number, Known]> {
-		return [...this.followed, ...this.settled()].filter(([, known]) => known.status === 'FAILED');
+		return [...this.followed, ...this.settled()].filter(
+			([, known]) => known.status === 'FAILED' && known.day >= this.startDay,
+		);
 	}
 
 	/**
@@ -119,7 +121,10 @@ export class KnownMessages {
 			const seen = [...known.seen].filter((status) => this.watched.has(status));
 			const open = IN_FLIGHT.includes(known.status) || id > this.marks.top;
 			if (!open && known.status === 'DELIVERED' && this.isDefault(id, seen)) return;
-			const key = `${known.status}/${seen.map((status) => LETTERS[status]).sort().join('')}`;
+			const key = `${known.status}/${seen
+				.map((status) => LETTERS[status])
+				.sort()
+				.join('')}`;
 			const group = open ? followed : settled;
 			const ids = group.get(key) ?? new Map<number, string>();
 			ids.set(id, known.day);
