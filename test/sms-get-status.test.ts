@@ -1,6 +1,6 @@
 // SMS → Get Delivery Status, run through n8n's engine against the simulator: what came out per
 // item, and what the API received (how many list requests, with which query).
-import type { INodeParameters } from 'n8n-workflow';
+import { sleep, type INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, type RunOptions } from './helpers/n8n';
 import { startProxy } from './helpers/proxy';
@@ -497,18 +497,20 @@ describe('SMS → Get Delivery Status', () => {
 			expect(ctx.sim.requests).toEqual([]);
 		});
 
-		test('Timeout: an API answering late fails the run fast, and the request is not repeated', async () => {
-			ctx.sim.inject({ path: '/sms', delayMs: 3000 });
+		test('Timeout: an API answering late is read again (a read changes nothing), 4 attempts, then fails with a clear error', async () => {
+			ctx.sim.inject({ path: '/sms', delayMs: 3000, count: Infinity });
 			const started = Date.now();
 			const result = await run({
 				parameters: getStatus({ requestOptions: { timeout: 200 } }),
 				items: [{ recipient: '254712345678', message: 'Hi' }],
 			});
-			expect(Date.now() - started).toBeLessThan(2000);
+			// Four timeouts of 200 ms and three backoffs of at most 0.5, 1 and 2 s.
+			expect(Date.now() - started).toBeLessThan(6000);
 			expect(result.error?.message).toBe(
 				'The SMS list could not be read: the request failed after it may have reached the API: the API did not answer within the timeout',
 			);
-			expect(ctx.sim.requests).toHaveLength(1);
+			for (let wait = 0; wait < 100 && ctx.sim.requests.length < 4; wait++) await sleep(20);
+			expect(ctx.sim.requests).toHaveLength(4);
 		});
 	});
 });

@@ -1,6 +1,7 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/list';
+import { walkPages, type PageRead } from '../shared/pageWalker';
 import { sentSince } from '../shared/sentWindow';
 
 /** The smallest page asked for when choosing a page size that makes two pages overlap. */
@@ -38,13 +39,14 @@ export interface Reading {
 }
 
 /**
- * Reads a list newest first, down to the page that reaches `downTo` (an id) or to its end. With an
+ * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
+ * (an id) or to its end (the walker's last page, or a page sent before the window). With an
  * overlap, consecutive pages share records, so the reading sees every record that stays in the list
  * however many others leave it meanwhile (up to the overlap between two pages); where they do not
  * meet, the ids in between are not covered.
  */
 export async function readList(
-	read: (page: number, size: number) => Promise<JsonObject>,
+	read: PageRead,
 	{
 		downTo = -Infinity,
 		overlap = 0,
@@ -61,39 +63,33 @@ export async function readList(
 ): Promise<Reading> {
 	const records = new Map<number, IDataObject>();
 	const covered: Array<[number, number]> = [];
-	let position = 0;
 	let lowest = Infinity;
 	let complete = false;
-	for (;;) {
-		const { page, size } = nextPage(position, overlap);
-		const data = await read(page, size);
-		const content = data.content as IDataObject[];
-		const ids = content.map((record) => Number(record.id));
-		const { last } = (data.pagination ?? {}) as IDataObject;
-		// As collectPages: a short page ends the list unless the API says it is not the last.
-		const ended =
-			last === true ||
-			(content.length < size && last !== false) ||
-			(content.length > 0 && content.every((record) => !sentSince(record, windowStart)));
-		if (content.length === 0) {
-			// An empty first page covers the whole list; a later one nothing that is known.
-			if (position === 0) covered.push([-Infinity, Infinity]);
-			break;
-		}
-		// A page covers the ids from its lowest to its highest; the first one everything above, the
-		// last one everything below. Where two pages do not meet, the ids in between are not covered.
-		covered.push([
-			ended ? -Infinity : Math.min(...ids),
-			position === 0 ? Infinity : Math.max(...ids),
-		]);
-		for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
-		lowest = Math.min(lowest, ...ids);
-		position = page * size;
-		if (ended || lowest <= downTo) {
-			complete = true;
-			break;
-		}
-	}
+	await walkPages(
+		read,
+		(data, { last }) => {
+			const content = data.content as IDataObject[];
+			const first = covered.length === 0;
+			if (content.length === 0) {
+				// An empty first page covers the whole list; a later one nothing that is known.
+				if (first) covered.push([-Infinity, Infinity]);
+				return true;
+			}
+			const ids = content.map((record) => Number(record.id));
+			const ended = last || content.every((record) => !sentSince(record, windowStart));
+			// A page covers the ids from its lowest to its highest; the first one everything above,
+			// the last one everything below. Where two pages do not meet, the ids between are not.
+			covered.push([ended ? -Infinity : Math.min(...ids), first ? Infinity : Math.max(...ids)]);
+			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
+			lowest = Math.min(lowest, ...ids);
+			complete = ended || lowest <= downTo;
+			return complete;
+		},
+		{
+			size: MAX_PAGE_SIZE,
+			next: ({ page, size }) => nextPage(page * size, overlap),
+		},
+	);
 	return {
 		records: [...records.values()],
 		covers: (id) => covered.some(([low, high]) => id >= low && id <= high),

@@ -1,8 +1,9 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
+import type { PageRead } from '../shared/pageWalker';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
 import { readList, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
@@ -39,7 +40,7 @@ interface Remembered extends PollSession {
 	fullReadingAt?: number;
 }
 
-type ListReader = (query: IDataObject) => (page: number, size: number) => Promise<JsonObject>;
+type ListReader = (query: IDataObject) => PageRead;
 
 /**
  * One poll. Emits each message newly seen in a watched status once. Only a trigger with nothing
@@ -70,7 +71,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
 	return await withLease(remembered, async (renew, stillHeld) => {
-		const reader: ListReader = (query) => async (page, size) => {
+		const reader: ListReader = (query) => async ({ page, size }) => {
 			renew();
 			return await readPage({ ...watch.query, ...query, page, records: size });
 		};
@@ -111,7 +112,7 @@ async function pollOnce(
 
 	let marks: Marks;
 	if (recording) {
-		const [newest] = (await reader({})(1, 1)).content as IDataObject[];
+		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
 		const top = newest ? Number(newest.id) : 0;
 		marks = { top, since: top };
 	} else {

@@ -64,8 +64,6 @@ export class Limiter {
 	private epoch = 0;
 	private fastestMs = Infinity;
 	private lastUsed = Date.now();
-	/** Answers the API gave that were not refusals: progress, for Max Attempts. */
-	progress = 0;
 	/** The most requests this limiter ever had in flight at once. */
 	peak = 0;
 
@@ -132,7 +130,6 @@ export class Limiter {
 		this.inFlight--;
 		this.outstanding.delete(permit);
 		this.lastUsed = Date.now();
-		if (signal === 'accepted') this.progress++;
 		if (this.adaptive && signal) this.adapt(permit, signal);
 		while (this.waiting.length > 0 && this.inFlight < this.window) {
 			this.inFlight++;
@@ -219,33 +216,4 @@ export function runLimiter(parallelRequests: number, baseUrl: string, apiToken: 
 	return parallelRequests > 0
 		? new Limiter(false, parallelRequests, parallelRequests)
 		: sharedLimiter(baseUrl, apiToken);
-}
-
-/**
- * Max Attempts counts the refusals (429, 503) of one request in a row with no progress anywhere
- * in between: once any request of the limiter got an answer, the count starts again.
- */
-export class RefusalCount {
-	private count = 0;
-	private progressSeen = -1;
-
-	/** Counts a refusal; gives how many in a row, this one included. */
-	next(limiter: Limiter): number {
-		if (limiter.progress !== this.progressSeen) this.count = 0;
-		this.progressSeen = limiter.progress;
-		return ++this.count;
-	}
-
-	/**
-	 * Before the count ends the request: waits for the requests in flight to be answered, and
-	 * starts the count again (gives 1) when any of them got through.
-	 */
-	async recount(limiter: Limiter): Promise<number> {
-		await limiter.settled();
-		if (limiter.progress !== this.progressSeen) {
-			this.progressSeen = limiter.progress;
-			this.count = 1;
-		}
-		return this.count;
-	}
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, pageMetadata } from './list';
+import { MAX_PAGE_SIZE } from './list';
+import { pageCount, walkPages, type PageAt } from './pageWalker';
 import { sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from './validation';
 
@@ -119,31 +120,13 @@ export type SmsPageReader = (query: IDataObject) => Promise<JsonObject>;
 
 export interface FindOptions {
 	readPage: SmsPageReader;
-	/** Pages read at once when the whole window is read (default 1). */
-	parallel?: number;
+	/** Pages read at once when the whole window is read (default 1; a limiter's window). */
+	parallel?: () => number;
 }
 
 /** The key a record is known by: its id, or the record itself when it has none. */
 export const recordKey = (record: IDataObject) =>
 	record.id === undefined ? JSON.stringify(record) : String(record.id);
-
-/** What one page says about the pages after it. */
-function pageFacts(data: JsonObject, page: number) {
-	const content = data.content as IDataObject[];
-	const { last, totalPages, totalElements } = pageMetadata(data);
-	const pages =
-		typeof totalPages === 'number'
-			? totalPages
-			: typeof totalElements === 'number'
-				? Math.ceil(totalElements / MAX_PAGE_SIZE)
-				: undefined;
-	const isLast =
-		content.length === 0 ||
-		last === true ||
-		(pages !== undefined && page >= pages) ||
-		(content.length < MAX_PAGE_SIZE && last !== false);
-	return { content, pages, isLast };
-}
 
 /**
  * Finds sent messages in the SMS list, newest first (`sort=sentAt,desc`, 100 per page), from the
@@ -162,23 +145,11 @@ function pageFacts(data: JsonObject, page: number) {
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ readPage, parallel = 1 }: FindOptions,
+	{ readPage, parallel }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
-	const read = async (page: number, query?: string) => {
-		const data = await readPage({
-			...window,
-			...(query === undefined ? {} : { query }),
-			page,
-			records: MAX_PAGE_SIZE,
-		});
-		const facts = pageFacts(data, page);
-		// Newest first: a page that reaches a record older than every message ends the reading.
-		const content = facts.content.filter((record) => sentSince(record, oldest));
-		return { ...facts, content, isLast: facts.isLast || content.length < facts.content.length };
-	};
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
 	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
@@ -199,9 +170,17 @@ export async function findSentMessages(
 	 * are as many records as messages (the others take the most recent ones left).
 	 */
 	const open = new Set(keys);
-	const add = (content: IDataObject[]) => {
+	/** Adds a page's records; true when the page reached records older than every message. */
+	const add = (data: JsonObject): boolean => {
+		const content = data.content as IDataObject[];
 		const changed = new Set<string>();
+		let older = false;
 		for (const record of content) {
+			// Newest first: a record older than every message ends the reading.
+			if (!sentSince(record, oldest)) {
+				older = true;
+				continue;
+			}
 			// A search finds records the window's first page already gave.
 			const id = recordKey(record);
 			if (seen.has(id)) continue;
@@ -223,56 +202,51 @@ export async function findSentMessages(
 				messages.every(({ messageId }) => !isSetId(messageId) || ids.has(String(messageId)));
 			if (settled) open.delete(key);
 		}
+		return older;
 	};
 	const result = () => matchSentMessages(wanted, records);
 	if (wanted.length === 0) return result();
-
-	const first = await read(1);
-	add(first.content);
-	if (first.isLast || open.size === 0) return result();
+	const read =
+		(query?: string) =>
+		async ({ page, size }: PageAt) =>
+			await readPage({
+				...window,
+				...(query === undefined ? {} : { query }),
+				page,
+				records: size,
+			});
 
 	/** The numbers and texts still open, by number. */
-	const openByNumber = new Map<string, string[]>();
-	for (const key of open) {
-		const number = recipientOf(messagesOf.get(key)!.messages[0].recipient);
-		const ofNumber = openByNumber.get(number);
-		if (ofNumber) ofNumber.push(key);
-		else openByNumber.set(number, [key]);
-	}
-	if (first.pages !== undefined && openByNumber.size < first.pages - 1) {
-		for (const [number, ofNumber] of openByNumber) {
-			for (let page = 1; ; page++) {
-				const found = await read(page, number);
-				add(found.content);
-				if (found.isLast || ofNumber.every((key) => !open.has(key))) break;
-			}
+	const openByNumber = () => {
+		const byNumber = new Map<string, string[]>();
+		for (const key of open) {
+			const number = recipientOf(messagesOf.get(key)!.messages[0].recipient);
+			const ofNumber = byNumber.get(number);
+			if (ofNumber) ofNumber.push(key);
+			else byNumber.set(number, [key]);
 		}
-		return result();
+		return byNumber;
+	};
+	// The window, newest first; after its first page, when the window has more pages than the
+	// numbers still open plus one, each such number is searched instead.
+	let search: Map<string, string[]> | undefined;
+	await walkPages(
+		read(),
+		(data, { page }) => {
+			if (add(data) || open.size === 0) return true;
+			const pages = page === 1 ? pageCount(data, MAX_PAGE_SIZE) : undefined;
+			if (pages === undefined) return false;
+			const byNumber = openByNumber();
+			if (byNumber.size >= pages - 1) return false;
+			search = byNumber;
+			return true;
+		},
+		{ size: MAX_PAGE_SIZE, parallel },
+	);
+	for (const [number, ofNumber] of search ?? []) {
+		await walkPages(read(number), (data) => add(data) || ofNumber.every((key) => !open.has(key)), {
+			size: MAX_PAGE_SIZE,
+		});
 	}
-
-	// The rest of the window: pages taken in order, read up to `parallel` ahead while the page
-	// count is known, never past it.
-	const ahead = new Map<number, ReturnType<typeof read>>();
-	let next = 2;
-	try {
-		for (let page = 2; ; page++) {
-			for (
-				;
-				next < page + parallel && (first.pages === undefined ? next === page : next <= first.pages);
-				next++
-			) {
-				const pending = read(next);
-				// Read ahead; its error, if it is ever used, is thrown below.
-				pending.catch(() => undefined);
-				ahead.set(next, pending);
-			}
-			const facts = await ahead.get(page)!;
-			ahead.delete(page);
-			add(facts.content);
-			if (facts.isLast || open.size === 0) return result();
-		}
-	} finally {
-		// Pages read past the one that settles everything are not used; none is left running.
-		await Promise.allSettled(ahead.values());
-	}
+	return result();
 }

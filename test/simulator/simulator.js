@@ -391,12 +391,17 @@ class Simulator {
 	 *   record's (the spec does not say the two are the same)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
+	 * @param {boolean} [fault.noLast] lists: leave `last` out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
 	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
 	 *   a lagging replica or an API hiccup would answer
 	 * @param {number} [fault.proxyStatus] answer with this status and a proxy's plain-text body
 	 *   (not the API's wrapper), as a proxy or load balancer in front of the API does; with
-	 *   `process`, the API processed the request first (the proxy lost its answer)
+	 *   `process`, the API processed the request first (the proxy lost its answer); with
+	 *   `retryAfter`, a Retry-After header too
+	 * @param {boolean} [fault.html] with proxyStatus: an HTML error page (nginx, Cloudflare) instead
+	 * @param {string} [fault.senderId] send: only requests whose body's senderId is this (an API's
+	 *   limit per Sender ID)
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -404,13 +409,14 @@ class Simulator {
 		this.faults.push({ count: 1, skip: 0, ...fault });
 	}
 
-	takeFault(host, path, method, query = {}) {
+	takeFault(host, path, method, query = {}, body = undefined) {
 		for (const fault of this.faults) {
 			if (fault.count <= 0) continue;
 			if (fault.host && fault.host !== host) continue;
 			if (fault.path && fault.path !== path) continue;
 			if (fault.method && fault.method.toUpperCase() !== method) continue;
 			if (fault.query && Object.entries(fault.query).some(([k, v]) => query[k] !== v)) continue;
+			if (fault.senderId && body?.senderId !== fault.senderId) continue;
 			if (fault.skip > 0) {
 				fault.skip--;
 				continue;
@@ -547,7 +553,7 @@ class Simulator {
 				status: undefined,
 			};
 			this.requests.push(record);
-			const fault = this.takeFault(role, path, req.method, record.query);
+			const fault = this.takeFault(role, path, req.method, record.query, body);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
 			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
@@ -580,9 +586,14 @@ class Simulator {
 		if (fault?.proxyStatus) {
 			if (fault.process) this.route(role, record, url, fault);
 			record.status = fault.proxyStatus;
-			res.writeHead(fault.proxyStatus, { 'Content-Type': 'text/plain' });
+			res.writeHead(fault.proxyStatus, {
+				'Content-Type': fault.html ? 'text/html' : 'text/plain',
+				...(fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {}),
+			});
 			return res.end(
-				'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
+				fault.html
+					? `<html><head><title>${fault.proxyStatus}</title></head><body><center><h1>${fault.proxyStatus}</h1></center><hr><center>nginx</center></body></html>`
+					: 'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
 			);
 		}
 		if (fault?.status) {
@@ -1069,6 +1080,7 @@ class Simulator {
 		const totalPages = Math.ceil(rows.length / size);
 		const content = rows.slice((page - 1) * size, page * size);
 		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };
+		if (fault?.noLast) return { content, totalPages };
 		return { content, totalPages, last: page >= totalPages };
 	}
 
