@@ -71,10 +71,12 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
 	return await withLease(remembered, async (renew, stillHeld) => {
-		const reader: ListReader = (query) => async ({ page, size }) => {
-			renew();
-			return await readPage({ ...watch.query, ...query, page, records: size });
-		};
+		const reader: ListReader =
+			(query) =>
+			async ({ page, size }) => {
+				renew();
+				return await readPage({ ...watch.query, ...query, page, records: size });
+			};
 		return await pollOnce(watch, reader, remembered, stillHeld);
 	});
 }
@@ -182,8 +184,14 @@ async function pollOnce(
 		missing.clear();
 	}
 
+	const recordings: Reading[] = [...inFlightReadings];
 	if (full && outcomes.length > 0) {
-		const reading = await readList(reader({ status: 'FAILED' }), { windowStart: watch.startMs });
+		// A recording reads it with pages that overlap too, to tell that it saw every failed message.
+		const reading = await readList(reader({ status: 'FAILED' }), {
+			overlap: recording ? IN_FLIGHT_OVERLAP : 0,
+			windowStart: watch.startMs,
+		});
+		recordings.push(reading);
 		const inList = new Set<number>();
 		for (const record of reading.records) {
 			observe(record, 'FAILED');
@@ -230,6 +238,10 @@ async function pollOnce(
 	// A poll that held the trigger too long (LEASE_MS) and was taken over leaves the state to the
 	// poll that took over, and emits nothing: that poll reads again what this one read.
 	if (!stillHeld()) return null;
+	// A recording that may have missed a message in flight or a failed one (pages that did not
+	// meet, an empty page) is not written: the next poll records again. Every message it missed
+	// would be taken for delivered.
+	if (recording && !recordings.every((reading) => reading.whole)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	marks.top = top;
 	const stored = known.store();
