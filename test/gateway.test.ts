@@ -125,16 +125,25 @@ describe('one rule for the last page of every list', () => {
 		for (let i = 0; i < 200; i++) {
 			ctx.sim.addSms({
 				recipient: `2547001${String(10000 + i)}`,
-				content: `Delivered ${i}`,
-				status: 'DELIVERED',
+				content: `Failed ${i}`,
+				status: 'FAILED',
 				sentAt,
 			});
 		}
 		ctx.sim.inject({ path: '/sms', noLast: true, noTotal: true, count: Infinity });
 		const trigger = await activateTrigger({ parameters: {}, credentials: ctx.credentials });
 		expect(trigger.atActivation.error).toBeUndefined();
-		const delivered = listRequests('/sms').filter((r) => r.query.status === 'DELIVERED');
+		// A full reading, 16 minutes later, reads the FAILED list whole in pages of 100.
+		ctx.sim.requests = [];
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 16 * 60_000);
+		try {
+			expect((await trigger.poll()).error).toBeUndefined();
+		} finally {
+			clock.mockRestore();
+		}
+		const failed = listRequests('/sms').filter((r) => r.query.status === 'FAILED');
 		// Two full pages of 100, and totalPages 2: no third page is asked.
-		expect(delivered.map((r) => r.query.page)).toEqual(['1', '2']);
+		expect(failed.map((r) => r.query.page)).toEqual(['1', '2']);
 	});
 });

@@ -68,6 +68,24 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
+	test('a recording whose in-flight pages did not meet is not kept: the next poll records again, and a message it missed still comes', async () => {
+		const messages = Array.from({ length: 150 }, () => message('SENT'));
+		// While page 2 of the SENT list is asked, the 5 newest messages are delivered: the list moves
+		// up by more than the pages overlap, and messages[49] and [48] are in neither page.
+		ctx.sim.inject({
+			path: '/sms',
+			query: { status: 'SENT', page: '2' },
+			beforeAnswer: () =>
+				messages.slice(-5).forEach(({ id }) => ctx.sim.setSmsStatus(id, 'DELIVERED')),
+		});
+		const trigger = await activate();
+		expect(trigger.atActivation.items).toBeNull();
+		expect(trigger.staticData).toEqual({ 'node:SMS Messaging Trigger': {} });
+		expect((await trigger.poll()).items).toBeNull();
+		ctx.sim.setSmsStatus(messages[49].id, 'DELIVERED');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[49].id}:DELIVERED`]);
+	});
+
 	test('an empty answer: a 200 with no records once does not make the known messages new', async () => {
 		const known = Array.from({ length: 4 }, () => message('SENT'));
 		const trigger = await activate({ statuses: ['FAILED'] });
@@ -169,9 +187,9 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		ctx.sim.faults = [];
 		expect((await later(61 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
-			emitted: Record<string, Record<string, string>>;
+			settled: Record<string, Record<string, string>>;
 		};
-		expect(Object.values(state.emitted.FAILED)).toEqual([old.id.toString(36)]);
+		expect(Object.values(state.settled['FAILED/F'])).toEqual([old.id.toString(36)]);
 	});
 });
 
@@ -215,11 +233,10 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		ctx.sim.requests = [];
 		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
+		// The FAILED list whole: a message in it that was not last seen FAILED moved there.
 		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
 			['PENDING', '1'],
 			['SENT', '1'],
-			['DELIVERED', '1'],
-			['DELIVERED', '2'],
 			['FAILED', '1'],
 			[undefined, '1'],
 		]);
@@ -520,13 +537,15 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 		}
 		ctx.sim.faults = [];
 		const state = () =>
-			trigger.staticData['node:SMS Messaging Trigger'] as { inFlight: Record<string, string> };
-		expect(Object.values(state().inFlight)).toEqual([old.id.toString(36)]);
+			trigger.staticData['node:SMS Messaging Trigger'] as {
+				followed: Record<string, Record<string, string>>;
+			};
+		expect(Object.values(state().followed['SENT/'])).toEqual([old.id.toString(36)]);
 		ctx.sim.setSmsStatus(old.id, 'FAILED');
 		expect(emittedPairs(await later(12 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
 			`${old.id}:FAILED`,
 		]);
-		expect(state().inFlight).toEqual({});
+		expect(state().followed).toEqual({});
 	});
 });
 
@@ -544,9 +563,9 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 	test('20 changes among recent messages cost at most 15 requests; nothing new 7; a full reading every 15 minutes', async () => {
 		const stillSent = buildWindow();
 		const trigger = await activate();
-		// The activation reads the window whole: the newest message 1, PENDING 1, SENT 5 (400, pages
-		// overlapping), DELIVERED 92, FAILED 4.
-		expect(listRequests()).toHaveLength(103);
+		// The activation reads the newest message 1, PENDING 1, SENT 5 (400, pages overlapping),
+		// FAILED 5 (400, pages overlapping too): not the 9,200 delivered ones.
+		expect(listRequests()).toHaveLength(12);
 
 		// The 20 newest messages in flight are delivered (16) or fail (4).
 		const changed = stillSent.slice(-20);
@@ -565,7 +584,9 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 
 		ctx.sim.requests = [];
 		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(93);
+		// The full reading reads the FAILED list whole (404 now), not the DELIVERED one.
+		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(5);
+		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(0);
 	});
 
 	test('the worst case: the oldest message in flight changes, and the list of every status is read down to it', async () => {
@@ -577,4 +598,53 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 		// PENDING 1 and SENT 5, then the list of every status to the bottom of the window: 100.
 		expect(listRequests()).toHaveLength(106);
 	});
+});
+
+describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', () => {
+	// 5,000 messages a day over Lookback Days 31: 92% DELIVERED, 4% FAILED, 4% SENT, spread evenly.
+	const WINDOW = 150_000;
+	const pages = (count: number, size: number) => Math.ceil(count / size);
+
+	test('activation reads the messages in flight and the failed ones, not the window; the static data stays within 64 KiB; a poll costs what changed', async () => {
+		for (let i = 0; i < WINDOW; i++) {
+			const status = i % 25 === 0 ? 'FAILED' : i % 25 === 1 ? 'SENT' : 'DELIVERED';
+			message(status, 31 * 24 - (31 * 24 * i) / WINDOW);
+		}
+		const stillSent = ctx.sim.sms.filter((m) => m.status === 'SENT');
+		const parameters = { options: { lookbackDays: 31 } };
+		const trigger = await activateTrigger({
+			parameters,
+			credentials: ctx.credentials,
+			savedBetweenPolls: true,
+		});
+		const bytes = () => Buffer.byteLength(JSON.stringify(trigger.staticData));
+
+		// The newest message, PENDING, SENT and FAILED (6,000 each, in pages that overlap by 3
+		// records, at least 85 new in each): 142 requests where the window is 1,500 pages.
+		const count = (status: string) =>
+			listRequests().filter((r) => r.query.status === status).length;
+		const inFlightPages = count('PENDING') + count('SENT');
+		expect(count('SENT')).toBeLessThanOrEqual(pages(6_000, 85));
+		expect(count('FAILED')).toBeLessThanOrEqual(pages(6_000, 85));
+		expect(listRequests()).toHaveLength(1 + inFlightPages + count('FAILED'));
+		expect(bytes()).toBeLessThan(64 * 1024);
+
+		// 20 recent messages in flight are delivered (16) or fail (4).
+		const changed = stillSent.slice(-20);
+		changed.forEach(({ id }, i) => ctx.sim.setSmsStatus(id, i % 5 === 4 ? 'FAILED' : 'DELIVERED'));
+		ctx.sim.requests = [];
+		const outcome = await later(MINUTE_MS, async () => await trigger.poll());
+		expect(emittedPairs(outcome)).toHaveLength(20);
+		// The in-flight lists, and every status down to the oldest of the 20 (500 messages back).
+		expect(listRequests().length).toBeLessThanOrEqual(1 + inFlightPages + 6);
+		expect(bytes()).toBeLessThan(64 * 1024);
+
+		// The full reading: the in-flight lists, the FAILED list, one page of every status.
+		ctx.sim.requests = [];
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(
+			pages(6_004, 100),
+		);
+		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(0);
+	}, 120_000);
 });

@@ -50,7 +50,7 @@ async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
 }
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
-	test('the first poll after activation emits nothing and remembers ids and statuses only', async () => {
+	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones only', async () => {
 		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
@@ -58,12 +58,12 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// A full reading: the newest message of every status (how far the poll looks), then the
-		// in-flight lists and the watched ones, at the largest page, from Lookback Days (2) before
-		// today.
+		// A recording: the newest message of every status (every message up to it is looked at),
+		// then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
+		// before today. The DELIVERED list is not read.
 		expect(smsQueries()).toEqual([
 			{ 'start-date': utcDay(3), page: '1', records: '1' },
-			...['PENDING', 'SENT', 'DELIVERED', 'FAILED'].map((status) => ({
+			...['PENDING', 'SENT', 'FAILED'].map((status) => ({
 				status,
 				'start-date': utcDay(3),
 				page: '1',
@@ -72,23 +72,22 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		]);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
-		// Ids (base 36) by the day their message was sent: what was emitted per status, what is in
-		// flight, the newest id looked at, and when the window was last read whole; and when n8n
-		// last polled (to tell a new activation from a later poll).
+		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
+		// the day their message was sent, under the status they were last seen in and the watched
+		// statuses they were emitted (here recorded) in: the message in flight, and the failed one.
+		// The delivered message is not stored: every message up to `top` that is not is delivered.
 		const day = utcDay(1 / 24);
 		expect(trigger.staticData).toEqual({
 			'node:SMS Messaging Trigger': {
-				scope: '{"lookbackDays":2}',
-				emitted: {
-					DELIVERED: { [day]: delivered.id.toString(36) },
-					FAILED: { [day]: failed.id.toString(36) },
-				},
-				inFlight: { [day]: sentStill.id.toString(36) },
+				scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
 				top: sentStill.id,
+				since: sentStill.id,
+				followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
+				settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
 				fullReadingAt: expect.any(Number),
-				polledAt: expect.any(Number),
 			},
 		});
+		expect(delivered.id).toBeLessThan(sentStill.id);
 	});
 
 	test('messages that reach a watched status after it are emitted once, as the list gives them', async () => {
@@ -108,14 +107,14 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
 		// The activation reads the newest message of every status (how far it looks), the in-flight
-		// lists and the watched ones whole. Each later poll reads the in-flight lists (PENDING, SENT),
+		// lists and the FAILED list whole. Each later poll reads the in-flight lists (PENDING, SENT),
 		// then the list of every status (no status filter) down to the newest message known and to
 		// the oldest that left the in-flight lists. An in-flight list that answers empty while a
 		// message last seen in it is unaccounted for is asked once more (the third poll: c left
 		// SENT, the last message in it).
 		const poll = ['PENDING', 'SENT', undefined];
 		const askedAgain = ['PENDING', 'SENT', 'SENT', undefined];
-		const activation = [undefined, 'PENDING', 'SENT', 'DELIVERED', 'FAILED'];
+		const activation = [undefined, 'PENDING', 'SENT', 'FAILED'];
 		expect(smsQueries().map((q) => q.status)).toEqual(
 			[activation, poll, poll, askedAgain, poll].flat(),
 		);
@@ -163,7 +162,9 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const [message] = sent(1);
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		expect(smsQueries().map((q) => q.status)).not.toContain('FAILED');
+		// The FAILED list is read by the activation (to know a move between outcome statuses), not
+		// by the poll.
+		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(1);
 	});
 
 	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
@@ -172,16 +173,18 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		// The in-flight lists only: nothing else to look for.
+		// The in-flight lists, and one page of every status for the new messages: where the others
+		// went is not looked for.
 		expect(
 			smsQueries()
-				.slice(-2)
+				.slice(-3)
 				.map((q) => q.status),
-		).toEqual(['PENDING', 'SENT']);
+		).toEqual(['PENDING', 'SENT', undefined]);
 		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
-			inFlight: Record<string, string>;
+			followed: Record<string, Record<string, string>>;
 		};
-		expect(Object.values(state.inFlight)).toEqual([messages[2].id.toString(36)]);
+		expect(Object.keys(state.followed)).toEqual(['SENT/S']);
+		expect(Object.values(state.followed['SENT/S'])).toEqual([messages[2].id.toString(36)]);
 	});
 
 	test('filters are sent with the API names and only matching messages are emitted', async () => {
@@ -215,15 +218,15 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 	test('a message that falls out of the window is forgotten', async () => {
 		const [message] = sent(1, { hoursAgo: 12 });
-		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		const trigger = await activate();
-		const emitted = () =>
+		const settled = () =>
 			(
 				trigger.staticData['node:SMS Messaging Trigger'] as {
-					emitted: Record<string, Record<string, string>>;
+					settled: Record<string, Record<string, string>>;
 				}
-			).emitted;
-		expect(emitted().DELIVERED).toEqual({ [utcDay(0.5)]: message.id.toString(36) });
+			).settled;
+		expect(settled()['FAILED/F']).toEqual({ [utcDay(0.5)]: message.id.toString(36) });
 
 		// Three days on, the message was sent before the window starts.
 		const now = Date.now();
@@ -233,29 +236,48 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		} finally {
 			clock.mockRestore();
 		}
-		expect(emitted()).toEqual({ DELIVERED: {}, FAILED: {} });
+		expect(settled()).toEqual({});
 		// The window starts the day after, and start-date is a day before it.
 		expect(smsQueries().at(-1)?.['start-date']).toBe(new Date(now).toISOString().slice(0, 10));
 	});
 });
 
 describe('SMS Messaging Trigger: activation', () => {
-	test('activating again (after a deactivation) emits nothing, even for what changed meanwhile', async () => {
-		const [message] = sent(1);
+	test('turned off and on again after a day, the first poll emits what changed meanwhile, once', async () => {
+		const [delivered, failed, stillSent] = sent(3, { hoursAgo: 2 });
 		const first = await activate();
-		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
+		const [later1] = sent(1);
 
-		// Off for more than an hour (and than twice the longest gap Poll Times leave, plus 5
-		// minutes): a poll in `activate` mode is then the first of a new activation.
-		const again = await later(61 * MINUTE_MS, async () =>
+		// Off for a day: meanwhile one message fails and a new one is delivered.
+		ctx.sim.setSmsStatus(failed.id, 'FAILED');
+		ctx.sim.setSmsStatus(later1.id, 'DELIVERED');
+		const again = await later(24 * 60 * MINUTE_MS, async () =>
 			activateTrigger({
 				parameters: {},
 				credentials: ctx.credentials,
 				staticData: first.staticData,
 			}),
 		);
-		expect(again.atActivation.items).toBeNull();
-		expect((await later(62 * MINUTE_MS, async () => await again.poll())).items).toBeNull();
+		expect(ids(again.atActivation.items)).toEqual([delivered.id, failed.id, later1.id]);
+		ctx.sim.setSmsStatus(stillSent.id, 'DELIVERED');
+		const next = await later(24 * 60 * MINUTE_MS + MINUTE_MS, async () => await again.poll());
+		expect(ids(next.items)).toEqual([stillSent.id]);
+	});
+
+	test('a pause of 12 hours between two polls of one activation drops nothing', async () => {
+		const messages = sent(500, { hoursAgo: 3 });
+		const trigger = await activateTrigger({
+			parameters: {},
+			credentials: ctx.credentials,
+			savedBetweenPolls: true,
+		});
+		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		// The machine sleeps for 12 hours: meanwhile every message is delivered or fails.
+		messages.forEach(({ id }, i) => ctx.sim.setSmsStatus(id, i % 5 ? 'DELIVERED' : 'FAILED'));
+		const woken = await later(12 * 60 * MINUTE_MS, async () => await trigger.poll());
+		expect(ids(woken.items)).toEqual(messages.map(({ id }) => id));
+		expect((await later(12 * 60 * MINUTE_MS + MINUTE_MS, trigger.poll)).items).toBeNull();
 	});
 
 	test('turned off and on again within the hour, it goes on where it stopped', async () => {
@@ -339,6 +361,53 @@ describe('SMS Messaging Trigger: activation', () => {
 			activation: 'update',
 		});
 		expect(updated.atActivation.items).toBeNull();
+	});
+
+	test('changed filters start the followed messages afresh: those of the old filters are not looked for', async () => {
+		// A message of campaign A still in flight, sent 30 hours ago, below 300 newer ones.
+		const campaignA = '6f1c2d3e-4a5b-4c6d-8e7f-901a2b3c4d5e';
+		const campaignB = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+		sent(1, { hoursAgo: 30, campaignId: campaignA });
+		for (const m of sent(300, { campaignId: campaignA })) ctx.sim.setSmsStatus(m.id, 'DELIVERED');
+		const [inB] = sent(1, { campaignId: campaignB });
+		const before = await activate({ filters: { campaignId: campaignA } });
+
+		const updated = await activateTrigger({
+			parameters: { filters: { campaignId: campaignB } },
+			credentials: ctx.credentials,
+			staticData: before.staticData,
+			activation: 'update',
+		});
+		expect(updated.atActivation.items).toBeNull();
+		ctx.sim.setSmsStatus(inB.id, 'FAILED');
+		ctx.sim.requests = [];
+		expect(ids((await updated.poll()).items)).toEqual([inB.id]);
+		expect(ids((await updated.poll()).items)).toEqual([]);
+		// PENDING, SENT (empty, asked once more) and one page of every status; then PENDING, SENT
+		// and one page: never down to campaign A's message.
+		expect(smsQueries()).toHaveLength(7);
+	});
+
+	test('a followed message absent from two complete readings below its id is no longer followed', async () => {
+		const [gone] = sent(1, { hoursAgo: 30 });
+		for (const m of sent(300)) ctx.sim.setSmsStatus(m.id, 'DELIVERED');
+		const [recent] = sent(1);
+		const trigger = await activate();
+		// It leaves the list (deleted on the API's side, or no longer matching the filters).
+		ctx.sim.sms.splice(
+			ctx.sim.sms.findIndex((m) => m.id === gone.id),
+			1,
+		);
+		const requests: number[] = [];
+		for (let i = 0; i < 3; i++) {
+			ctx.sim.requests = [];
+			expect((await trigger.poll()).items).toBeNull();
+			requests.push(smsQueries().length);
+		}
+		// PENDING, SENT, then every status down to it (4 pages), twice; then one page.
+		expect(requests).toEqual([6, 6, 3]);
+		ctx.sim.setSmsStatus(recent.id, 'DELIVERED');
+		expect(ids((await trigger.poll()).items)).toEqual([recent.id]);
 	});
 
 	test('a status added to Watch Statuses is recorded by its first poll, then watched', async () => {

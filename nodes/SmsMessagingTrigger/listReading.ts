@@ -36,6 +36,12 @@ export interface Reading {
 	 * an empty 200), so a reading that ends on one is not complete.
 	 */
 	complete: boolean;
+	/**
+	 * Whether the reading saw the whole list, as far as its answers tell: it is complete and each
+	 * page shares a record with the one before (pages that overlap, see `readList`), or its first
+	 * page was empty.
+	 */
+	whole: boolean;
 }
 
 /**
@@ -65,6 +71,7 @@ export async function readList(
 	const covered: Array<[number, number]> = [];
 	let lowest = Infinity;
 	let complete = false;
+	let met = true;
 	await walkPages(
 		read,
 		(data, { last }) => {
@@ -73,6 +80,7 @@ export async function readList(
 			if (content.length === 0) {
 				// An empty first page covers the whole list; a later one nothing that is known.
 				if (first) covered.push([-Infinity, Infinity]);
+				else met = false;
 				return true;
 			}
 			const ids = content.map((record) => Number(record.id));
@@ -81,6 +89,7 @@ export async function readList(
 			// the last one everything below. Where two pages do not meet, the ids between are not.
 			covered.push([ended ? -Infinity : Math.min(...ids), first ? Infinity : Math.max(...ids)]);
 			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
+			if (!first && Math.max(...ids) < lowest) met = false;
 			lowest = Math.min(lowest, ...ids);
 			complete = ended || lowest <= downTo;
 			return complete;
@@ -94,5 +103,6 @@ export async function readList(
 		records: [...records.values()],
 		covers: (id) => covered.some(([low, high]) => id >= low && id <= high),
 		complete,
+		whole: met && (complete || records.size === 0),
 	};
 }

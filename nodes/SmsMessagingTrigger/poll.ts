@@ -4,17 +4,12 @@ import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import type { PageAt, PageRead } from '../shared/pageWalker';
+import type { PageRead } from '../shared/pageWalker';
+import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
 import { readList, type Reading } from './listReading';
-import { startsActivation, withLease, type PollSession } from './pollState';
-import { decodeIds, encodeIds, type Ids, type StoredIds } from './storedIds';
+import { withLease, type PollSession } from './pollState';
+import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
-
-/**
- * The statuses of a message still in flight: it reaches DELIVERED or FAILED from one of them, so
- * following the messages in them tells which messages changed since the last poll.
- */
-const IN_FLIGHT = ['PENDING', 'SENT'];
 
 /**
  * Records two consecutive pages of an in-flight list share (by asking the pages at sizes that make
@@ -24,29 +19,36 @@ const IN_FLIGHT = ['PENDING', 'SENT'];
 const IN_FLIGHT_OVERLAP = 3;
 
 /**
- * What the trigger remembers between polls, in the workflow's static data. Every set is kept by
- * the day its messages were sent and forgotten only when that day leaves the window, or (for the
- * messages followed) when a reading sees the message in its next status: never because a reading
- * of the list missed a message.
+ * What the trigger remembers between polls, in the workflow's static data: small whatever the
+ * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
+ * day leaves the window; a followed message also when a reading sees it in an outcome status, or
+ * when two complete readings of the list below its id do not show it.
  */
 interface Remembered extends PollSession {
+	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
 	scope?: string;
-	/** Per watched status, the messages emitted in it (or recorded by a poll that emits nothing). */
-	emitted?: Record<string, StoredIds>;
-	/** The messages followed: last seen in flight (PENDING or SENT). */
-	inFlight?: StoredIds;
-	/** Those of them last seen PENDING (absent when none). */
-	pending?: StoredIds;
 	/** Every message up to this id has been looked at in the list of every status. */
 	top?: number;
-	/** When the last full reading of the window started (ms since the epoch). */
+	/** `top` at the poll that recorded (the first one for this scope). */
+	since?: number;
+	/** The messages followed: in flight at the last poll, or above `top` (KnownMessages). */
+	followed?: StoredMessages;
+	/** The exceptions to the rule for the messages up to `top`: the failed ones above all. */
+	settled?: StoredMessages;
+	/** Followed messages a complete reading below their id did not show, once. */
+	absent?: StoredIds;
+	/** When the last full reading started (ms since the epoch). */
 	fullReadingAt?: number;
 }
 
+type ListReader = (query: IDataObject) => PageRead;
+
 /**
- * One poll. Emits each message newly seen in a watched status once; the first poll of an
- * activation (and of a status, filter set or window not watched before) only records. A manual
- * run emits the newest matching message and leaves what polls remember alone.
+ * One poll. Emits each message newly seen in a watched status once. Only a trigger with nothing
+ * recorded for what it watches (the first activation, or Watch Statuses, the filters or Lookback
+ * Days changed) records what exists and emits nothing; after any pause, a restart or the workflow
+ * turned off and on again it goes on from what it recorded. A manual run emits the newest matching
+ * message and leaves what polls remember alone.
  */
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
@@ -69,101 +71,83 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	}
 
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
-	const now = Date.now();
-	// A new activation by a user records what exists and emits nothing, so that turning the
-	// workflow on never replays history: forgetting the scope makes every status record until a
-	// poll completes (also when this one fails or is skipped).
-	if (startsActivation(this, remembered, now)) delete remembered.scope;
-	remembered.polledAt = now;
-
 	return await withLease(remembered, async (renew, stillHeld) => {
-		const reader =
-			(query: IDataObject) =>
-			async ({ page, size }: PageAt) => {
+		const reader: ListReader =
+			(query) =>
+			async ({ page, size }) => {
 				renew();
 				return await readPage({ ...watch.query, ...query, page, records: size });
 			};
-		return await pollOnce.call(this, watch, reader, remembered, stillHeld);
+		return await pollOnce(watch, reader, remembered, stillHeld);
 	});
 }
 
 /**
- * What a poll reads: first the in-flight lists (PENDING, SENT) whole, which tells which messages
- * the trigger follows left them; then the list of every status, newest first, down to the newest
- * message already looked at (the new messages, whatever their status) or, when a followed message
+ * What a poll reads: first the in-flight lists (PENDING, SENT) whole, which tells which followed
+ * messages left them; then the list of every status, newest first, down to the newest message
+ * already looked at (`top`: the new messages, whatever their status) or, when a followed message
  * was not in the in-flight lists, down to it, to see its status. Every Full Reading minutes, and
- * whenever a status starts to be watched, the watched outcome lists (DELIVERED, FAILED) are read
- * whole before the list of every status: that catches what the cheaper polls cannot see (a
- * message moving between two outcome statuses).
- *
- * A followed message stops being followed only when a reading sees it in another status, or when
- * the day it was sent leaves the window: a reading that misses it (an empty answer, a page that
- * shifted) leaves it followed, and the next poll looks for it again.
+ * at a recording, the FAILED list is read whole between the two: a message in it that was last
+ * seen in another outcome moved there, and one last seen FAILED that is no longer in it moved
+ * on, which the cheaper polls cannot see. A recording asks for the newest message only (its
+ * `top`), reads the in-flight lists and the FAILED list, and emits nothing: every other message
+ * up to `top` is known without being read (KnownMessages).
  */
 async function pollOnce(
-	this: IPollFunctions,
 	watch: Watch,
-	reader: (query: IDataObject) => PageRead,
+	reader: ListReader,
 	remembered: Remembered,
 	stillHeld: () => boolean,
 ): Promise<INodeExecutionData[][] | null> {
 	const now = Date.now();
 	const today = utcDay(now);
-	const recordOnly = remembered.scope !== watch.scope;
-
-	// What was emitted stays remembered through re-activations and filter changes: a message is
-	// never emitted twice in one status while it is in the window.
-	const emitted = new Map<string, Ids>();
-	const recording = new Set<string>();
-	for (const status of watch.statuses) {
-		const known = remembered.emitted?.[status];
-		emitted.set(status, decodeIds(known));
-		if (recordOnly || !known) recording.add(status);
-	}
+	const watched = new Set(watch.statuses);
 	const outcomes = watch.statuses.filter((status) => !IN_FLIGHT.includes(status));
-	const full =
-		recording.size > 0 ||
-		remembered.inFlight === undefined ||
+	const recording =
+		remembered.scope !== watch.scope ||
 		remembered.top === undefined ||
-		remembered.fullReadingAt === undefined ||
-		!(now - remembered.fullReadingAt < watch.fullReadingMs && now >= remembered.fullReadingAt);
+		remembered.since === undefined;
+	const lastFull = remembered.fullReadingAt;
+	const full =
+		recording ||
+		lastFull === undefined ||
+		!(now - lastFull < watch.fullReadingMs && now >= lastFull);
+
+	let marks: Marks;
+	if (recording) {
+		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
+		const top = newest ? Number(newest.id) : 0;
+		marks = { top, since: top };
+	} else {
+		marks = { top: remembered.top!, since: remembered.since! };
+	}
+	const known = new KnownMessages(
+		recording ? {} : remembered,
+		watched,
+		marks,
+		watch.startDay,
+		recording,
+	);
+	const absent = recording ? new Map<number, string>() : decodeIds(remembered.absent);
 
 	const found: IDataObject[] = [];
-	const take = (record: IDataObject, status: string) => {
+	/** A record read in `status`: emitted if that status is watched and new for it. */
+	const observe = (record: IDataObject, status: string) => {
 		const id = Number(record.id);
-		const ids = emitted.get(status);
 		const day = sentDayOf(record, today);
 		// Sent before the window: not watched (it would be forgotten at once and come again).
-		if (!ids || ids.has(id) || day < watch.startDay) return;
-		ids.set(id, day);
-		if (!recording.has(status)) found.push(record);
+		if (day < watch.startDay) return;
+		const message = known.get(id) ?? { status, seen: new Set<string>(), day };
+		if (watched.has(status) && !message.seen.has(status)) {
+			message.seen.add(status);
+			if (!recording) found.push(record);
+		}
+		known.set(id, { ...message, status, day });
 	};
-
-	// Nothing looked at yet: the newest message fixes how far this poll looks, as the full reading
-	// below reads every list whole.
-	const lookedAt = remembered.top;
-	let top = lookedAt ?? 0;
-	if (outcomes.length > 0 && lookedAt === undefined) {
-		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
-		if (newest) top = Number(newest.id);
-	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
-	// are read is in one of them, or in a list read after. With no outcome status watched, what is
-	// in flight now is all there is to know.
-	const following = new Map(
-		outcomes.length === 0
-			? []
-			: [...decodeIds(remembered.inFlight)].filter(([, day]) => day >= watch.startDay),
-	);
-	// Where each followed message was last seen: PENDING, or else SENT.
-	const lastSeenIn = new Map<number, string>();
-	for (const id of decodeIds(remembered.pending).keys()) lastSeenIn.set(id, 'PENDING');
-	const follow = (record: IDataObject, status: string) => {
-		following.set(Number(record.id), sentDayOf(record, today));
-		lastSeenIn.set(Number(record.id), status);
-		take(record, status);
-	};
+	// are read is in one of them, or in a list read after.
+	const lastSeenIn = new Map(known.inFlight().map(([id, message]) => [id, message.status]));
 	const seenInFlight = new Set<number>();
 	const readInFlight = async (status: string) => {
 		const reading = await readList(reader({ status }), {
@@ -171,7 +155,7 @@ async function pollOnce(
 			windowStart: watch.startMs,
 		});
 		for (const record of reading.records) {
-			follow(record, status);
+			observe(record, status);
 			seenInFlight.add(Number(record.id));
 		}
 		return reading;
@@ -182,73 +166,95 @@ async function pollOnce(
 	// the reading missed it), and the list of every status says where it is. One whose place no page
 	// covered (the list moved more than the pages overlap) is looked for again by the next poll.
 	const unaccounted = () =>
-		[...following.keys()].filter(
+		[...lastSeenIn.keys()].filter(
 			(id) => !seenInFlight.has(id) && inFlightReadings.every((reading) => reading.covers(id)),
 		);
 	// An in-flight list that answered nothing while messages last seen in it are unaccounted for is
 	// asked once more: an empty answer may be a hiccup (a lagging replica), and taken for the truth
 	// it would send the list of every status down to the oldest of them.
-	const lastIn = new Set(unaccounted().map((id) => lastSeenIn.get(id) ?? 'SENT'));
+	const lastIn = new Set(unaccounted().map((id) => lastSeenIn.get(id)));
 	for (const [i, status] of IN_FLIGHT.entries()) {
 		if (inFlightReadings[i].records.length === 0 && lastIn.has(status)) {
 			inFlightReadings[i] = await readInFlight(status);
 		}
 	}
 	const missing = new Set(unaccounted());
-	// A message seen in a status that is not in flight is no longer followed.
-	const settle = (record: IDataObject, status: string) => {
-		const id = Number(record.id);
-		take(record, status);
-		following.delete(id);
-		missing.delete(id);
-	};
+	if (outcomes.length === 0) {
+		// No outcome status watched: where a message went after flight does not matter.
+		for (const id of missing) known.set(id, { ...known.get(id)!, status: 'DELIVERED' });
+		missing.clear();
+	}
 
-	if (outcomes.length > 0 && full) {
-		for (const status of outcomes) {
-			for (const record of (await readList(reader({ status }), { windowStart: watch.startMs }))
-				.records) {
-				settle(record, status);
-			}
+	const recordings: Reading[] = [...inFlightReadings];
+	if (full && outcomes.length > 0) {
+		// A recording reads it with pages that overlap too, to tell that it saw every failed message.
+		const reading = await readList(reader({ status: 'FAILED' }), {
+			overlap: recording ? IN_FLIGHT_OVERLAP : 0,
+			windowStart: watch.startMs,
+		});
+		recordings.push(reading);
+		const inList = new Set<number>();
+		for (const record of reading.records) {
+			observe(record, 'FAILED');
+			inList.add(Number(record.id));
+		}
+		// Last seen FAILED and no longer in the list: sent again, and the list of every status says
+		// where it is now. It is followed until a reading sees it.
+		for (const [id, message] of reading.complete ? known.failed() : []) {
+			if (inList.has(id) || !reading.covers(id)) continue;
+			known.set(id, { ...message, status: 'SENT' });
+			missing.add(id);
 		}
 	}
 
 	// The list of every status down to the newest message already looked at, and to the oldest
 	// followed message still unaccounted for: it gives each message's status, and it does not
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
-	if (outcomes.length > 0) {
-		let downTo = lookedAt === undefined ? Infinity : lookedAt + 1;
+	let top = marks.top;
+	if (!recording) {
+		let downTo = marks.top + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
-		if (downTo !== Infinity) {
-			const reading = await readList(reader({}), { downTo, windowStart: watch.startMs });
-			for (const record of reading.records) {
-				const id = Number(record.id);
-				const status = String(record.status);
-				// What it says of the new messages and of the followed ones.
-				if (!(following.has(id) || (lookedAt !== undefined && id > lookedAt))) continue;
-				if (IN_FLIGHT.includes(status)) follow(record, status);
-				else settle(record, status);
-			}
-			// Every message up to the newest it saw has been looked at, unless it stopped short.
-			if (reading.complete) {
-				for (const record of reading.records) top = Math.max(top, Number(record.id));
-			}
+		const reading = await readList(reader({}), { downTo, windowStart: watch.startMs });
+		const inList = new Set<number>();
+		for (const record of reading.records) {
+			const id = Number(record.id);
+			inList.add(id);
+			if (id > marks.top || known.follows(id)) observe(record, String(record.status));
+		}
+		// Every message up to the newest it saw has been looked at, unless it stopped short.
+		if (reading.complete) {
+			for (const id of inList) top = Math.max(top, id);
+		}
+		// A followed message absent from two complete readings below its id (gone from the list, or
+		// no longer matching the filters) is no longer followed, as if it had been delivered.
+		for (const id of missing) {
+			if (inList.has(id)) absent.delete(id);
+			else if (!reading.complete || !reading.covers(id) || !known.follows(id)) continue;
+			else if (!absent.delete(id)) absent.set(id, known.get(id)!.day);
+			else known.set(id, { ...known.get(id)!, status: 'DELIVERED' });
 		}
 	}
+	for (const id of absent.keys()) if (seenInFlight.has(id) || !known.follows(id)) absent.delete(id);
 
 	// A poll that held the trigger too long (LEASE_MS) and was taken over leaves the state to the
 	// poll that took over, and emits nothing: that poll reads again what this one read.
 	if (!stillHeld()) return null;
+	// A recording that may have missed a message in flight or a failed one (pages that did not
+	// meet, an empty page) is not written: the next poll records again. Every message it missed
+	// would be taken for delivered.
+	if (recording && !recordings.every((reading) => reading.whole)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
+	marks.top = top;
+	const stored = known.store();
 	remembered.scope = watch.scope;
-	remembered.emitted = Object.fromEntries(
-		[...emitted].map(([status, ids]) => [status, encodeIds(ids, watch.startDay)]),
-	);
-	remembered.inFlight = encodeIds(following, watch.startDay);
-	const pending = [...following].filter(([id]) => lastSeenIn.get(id) === 'PENDING');
-	if (pending.length > 0) remembered.pending = encodeIds(new Map(pending), watch.startDay);
-	else delete remembered.pending;
-	remembered.top = top;
-	if (full) remembered.fullReadingAt = now;
+	remembered.top = marks.top;
+	remembered.since = marks.since;
+	remembered.followed = stored.followed;
+	remembered.settled = stored.settled;
+	const stillAbsent = encodeIds(absent, watch.startDay);
+	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
+	else delete remembered.absent;
+	if (full && outcomes.length > 0) remembered.fullReadingAt = now;
 
 	if (found.length === 0) return null;
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.

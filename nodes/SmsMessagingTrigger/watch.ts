@@ -13,7 +13,10 @@ const LIFECYCLE = ['PENDING', 'SENT', 'DELIVERED', 'FAILED'];
 export interface Watch {
 	statuses: string[];
 	query: IDataObject;
-	/** The filters and Lookback Days: when they change, the next poll records and emits nothing. */
+	/**
+	 * Watch Statuses, the filters and Lookback Days: when they change, what the trigger knows no
+	 * longer holds, and the next poll records what exists and emits nothing.
+	 */
 	scope: string;
 	/** The first UTC day of the window: messages sent before it are not watched. */
 	startDay: string;
@@ -57,13 +60,14 @@ export function readWatch(this: IPollFunctions): Watch {
 		0,
 		1440,
 	);
-	const scope = JSON.stringify({ ...query, lookbackDays });
+	const watched = [...new Set(statuses)];
+	const scope = JSON.stringify({ statuses: watched, ...query, lookbackDays });
 	// The one window rule (nodes/shared/sentWindow.ts): asked from a day earlier, kept by sentAt.
 	const startMs = windowStartMs(lookbackDays);
 	const startDay = utcDay(startMs);
 	query['start-date'] = startDateFor(startMs);
 	return {
-		statuses: [...new Set(statuses)],
+		statuses: watched,
 		query,
 		scope,
 		startDay,

@@ -4,7 +4,6 @@ import {
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
-	type IPollFunctions,
 	type IRunExecutionData,
 	type IWebhookFunctions,
 } from 'n8n-workflow';
@@ -79,14 +78,4 @@ export function waitingNodeContext(context: IWebhookFunctions): IContextObject |
  */
 export function outputOnTimeLimit(context: IExecuteFunctions, items: INodeExecutionData[]): void {
 	context.getExecuteData().data = { main: [items] };
-}
-
-/**
- * The Poll Times n8n adds to every polling node, as the parameter `pollTimes`: `{ item: [...] }`,
- * each item with a `mode` (`everyMinute`, `everyHour`, `everyX` with `value` and `unit`,
- * `everyDay`, `everyWeek`, `everyMonth`, `custom` with a `cronExpression`).
- */
-export function pollTimesParameter(context: IPollFunctions): IDataObject[] {
-	const pollTimes = context.getNodeParameter('pollTimes', {}) as IDataObject;
-	return Array.isArray(pollTimes.item) ? (pollTimes.item as IDataObject[]) : [];
 }

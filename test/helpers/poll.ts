@@ -49,6 +49,11 @@ export interface ActivateOptions {
 	activation?: WorkflowActivateMode;
 	/** A new PollContext (with the activation's mode) for every poll, not one per activation. */
 	contextPerPoll?: boolean;
+	/**
+	 * Each scheduled poll starts from a JSON copy of the static data, as when n8n saved it and
+	 * loaded it again (a restart, another process): nothing but JSON survives between polls.
+	 */
+	savedBetweenPolls?: boolean;
 }
 
 /**
@@ -116,6 +121,9 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 	const executePoll = executor();
 	const run = async (testing: boolean) => {
 		outcome = { items: null };
+		if (options.savedBetweenPolls && !testing) {
+			workflow.overrideStaticData(JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject);
+		}
 		await (options.contextPerPoll && !testing ? executor() : executePoll)(testing);
 		return outcome;
 	};
