@@ -126,7 +126,7 @@ async function main() {
 		defaults.push(rows);
 		await measure(
 			rows,
-			'activation: records, emits nothing',
+			'publishing: records, emits nothing',
 			activate(['DELIVERED', 'FAILED'], window.lookbackDays),
 		);
 		settle(inFlight().slice(-20));
@@ -160,7 +160,7 @@ async function main() {
 	clock = realNow();
 	fillWindow(WINDOWS[0]);
 	const failedOnly: Row[] = [];
-	await measure(failedOnly, 'activation: records, emits nothing', activate(['FAILED'], 2));
+	await measure(failedOnly, 'publishing: records, emits nothing', activate(['FAILED'], 2));
 	settle(inFlight().slice(-20));
 	await measure(failedOnly, '20 recent messages delivered or failed', after(MINUTE_MS));
 	await measure(failedOnly, 'nothing changed', after(MINUTE_MS));
