@@ -61,6 +61,29 @@ describe("Send's lookup of unknown outcomes looks again", () => {
 		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
 		expect(ctx.sim.requests.filter((r) => r.path === '/sms').length).toBeGreaterThan(1);
 	});
+	test("a message found on an earlier look is no proof that Send's ids are the list's: a later look gives an unsent message no record", async () => {
+		// Three identical envelopes in three requests at once. The first to arrive is accepted with
+		// an outgoing id that is not its SMS record's; the second is processed but its connection
+		// reset (found on the first look); the third is reset before the API takes it, so the
+		// lookup looks again, and must not give it the accepted message's record.
+		const items = [0, 1, 2].map(() => ({ phone: '254710000000', order: 'SAME' }));
+		ctx.sim.inject({ host: 'send', foreignIds: true });
+		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		ctx.sim.inject({ host: 'send', network: 'reset' });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 1, parallelRequests: 3 }),
+			items,
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms').length).toBeGreaterThan(1);
+		const outputs = result.items.map(({ json }) =>
+			json.error ? 'unknown' : json.foundInSmsList ? 'found' : json.status,
+		);
+		expect(outputs.sort()).toEqual(['SENT', 'found', 'unknown']);
+		expect(result.items.find(({ json }) => json.error)?.json.error).toMatch(/^Delivery unknown: /);
+	});
 });
 
 describe("Send's retry ledger", () => {

@@ -18,6 +18,11 @@ export interface SentMessage {
 	text: string;
 	/** The id Send's outgoing record gave it, if known: preferred, never required. */
 	messageId?: string | number;
+	/**
+	 * The id of its record in the SMS list, when an earlier look found it there: that record is
+	 * its own, but it proves nothing about whether Send's ids are the list's.
+	 */
+	recordId?: string | number;
 	/** It was sent at this time or later (ms): an older record is never its record. */
 	since: number;
 }
@@ -33,6 +38,9 @@ const keyOf = (recipient: unknown, text: unknown) => JSON.stringify([recipientOf
 
 const isSetId = (messageId: SentMessage['messageId']) =>
 	messageId !== undefined && messageId !== '';
+
+/** The id a message's own record has, if known: Send's id, or the list's from an earlier look. */
+const idOf = ({ messageId, recordId }: SentMessage) => (isSetId(messageId) ? messageId : recordId);
 
 /** Newest first: by `sentAt`, then by the larger id. */
 function recency(a: IDataObject, b: IDataObject): number {
@@ -90,15 +98,17 @@ function matchSentMessages(
 	const groupOf = wanted.map(({ recipient, text }) => groups.get(keyOf(recipient, text)));
 
 	const given = new Set<IDataObject>();
-	const result: Array<IDataObject | undefined> = wanted.map(({ messageId, since }, k) => {
-		if (!isSetId(messageId)) return undefined;
+	const result: Array<IDataObject | undefined> = wanted.map((message, k) => {
+		const id = idOf(message);
+		if (!isSetId(id)) return undefined;
 		const own = groupOf[k]?.byId
-			.get(String(messageId))
-			?.find((record) => !given.has(record) && sentSince(record, since));
+			.get(String(id))
+			?.find((record) => !given.has(record) && sentSince(record, message.since));
 		if (own) given.add(own);
 		return own;
 	});
-	const idsAreListIds = result.some(Boolean);
+	// Only a message's id from Send's answer can show that Send's ids are the list's.
+	const idsAreListIds = result.some((own, k) => own && isSetId(wanted[k].messageId));
 	return result.map((own, k) => {
 		if (own) return own;
 		const group = groupOf[k];
@@ -199,7 +209,7 @@ export async function findSentMessages(
 			const { messages } = messagesOf.get(key)!;
 			const settled =
 				count >= messages.length &&
-				messages.every(({ messageId }) => !isSetId(messageId) || ids.has(String(messageId)));
+				messages.every((message) => !isSetId(idOf(message)) || ids.has(String(idOf(message))));
 			if (settled) open.delete(key);
 		}
 		return older;

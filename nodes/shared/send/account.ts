@@ -126,7 +126,9 @@ async function lookUp(
 	last: boolean,
 ): Promise<boolean> {
 	const sent = [...accounts].flatMap(([envelope, account]) =>
-		account.outcome === 'sent' ? [{ envelope, id: account.item.json.id }] : [],
+		account.outcome === 'sent'
+			? [{ envelope, id: account.item.json.id, listed: account.item.json.foundInSmsList === true }]
+			: [],
 	);
 	// Messages an earlier try may have sent count from when that try started.
 	let since = runStartedAt;

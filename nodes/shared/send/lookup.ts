@@ -25,8 +25,11 @@ export async function lookUpSent(
 		settings,
 	}: {
 		runStartedAt: number;
-		/** The run's messages the API accepted, with the id of their outgoing record. */
-		sent: Array<{ envelope: Envelope; id: unknown }>;
+		/**
+		 * The run's messages the API accepted, with the id of their outgoing record, or of their
+		 * SMS record when an earlier look found them in the list (`listed`).
+		 */
+		sent: Array<{ envelope: Envelope; id: unknown; listed: boolean }>;
 		settings: RequestSettings;
 	},
 ): Promise<Array<IDataObject | undefined>> {
@@ -47,12 +50,15 @@ export async function lookUpSent(
 	// the most recent ones). A message of unknown outcome is found only when the list holds more
 	// matching records than the run's sent messages took.
 	const wanted = [
-		...claimed.map(({ envelope, id }) => ({
-			recipient: envelope.envelope.number,
-			text: envelope.envelope.message,
-			messageId: typeof id === 'number' || typeof id === 'string' ? id : undefined,
-			since,
-		})),
+		...claimed.map(({ envelope, id, listed }) => {
+			const known = typeof id === 'number' || typeof id === 'string' ? id : undefined;
+			return {
+				recipient: envelope.envelope.number,
+				text: envelope.envelope.message,
+				...(listed ? { recordId: known } : { messageId: known }),
+				since,
+			};
+		}),
 		...envelopes.map(({ envelope }) => ({
 			recipient: envelope.number,
 			text: envelope.message,
