@@ -75,7 +75,9 @@ describe('retries of refusals that prove nothing was sent', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.httpCode).toBe('429');
-		expect(result.error?.description).toContain('Not sent (1 message): items 0. These can be sent again.');
+		expect(result.error?.description).toContain(
+			'Not sent (1 message): items 0. These can be sent again.',
+		);
 		expect(sendRequests()).toHaveLength(1);
 	});
 
@@ -132,6 +134,23 @@ describe('retries of refusals that prove nothing was sent', () => {
 });
 
 describe('failures after the request may have reached the API are never retried', () => {
+	test('a run whose first request has an unknown outcome and whose other items were not attempted: the title says which may have been sent', async () => {
+		listUnreadable();
+		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 1 }),
+			items: customers(3),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered [1 of 3 items may have been sent, the others were not]',
+		);
+		expect(result.error?.description).toContain(
+			'Not attempted, as the run stopped first (2 messages): items 1-2.',
+		);
+		expect(sendRequests()).toHaveLength(1);
+	});
+
 	test('a connection reset mid-request: delivery unknown, with the envelopes, and nothing re-sent', async () => {
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });

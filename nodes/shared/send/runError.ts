@@ -127,11 +127,18 @@ export function runError(
 		.filter(([, account]) => account.outcome !== 'sent')
 		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
 	const openFailure = firstOpen?.[1].outcome === 'sent' ? undefined : firstOpen?.[1].failure;
-	const first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
+	let first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
 	// n8n's editor titles an error with its item ("[item 0]"); when no item of the run went out,
-	// the title names the run instead.
+	// the title names the run instead, and never says "not sent" of items that may have been.
 	const everyItemFailed = byOutcome.sent.length === 0 && recalled.length === 0;
-	const message = everyItemFailed ? `${first.message} [every item of this run]` : first.message;
+	let message = first.message;
+	if (everyItemFailed && byOutcome.unknown.length > 0 && byOutcome.notSent.length > 0) {
+		const unknown = [...accounts.values()].find((account) => account.outcome === 'unknown');
+		if (unknown && unknown.outcome !== 'sent') first = unknown.failure;
+		message = `${first.message} [${byOutcome.unknown.length} of ${accounts.size} items may have been sent, the others were not]`;
+	} else if (everyItemFailed) {
+		message = `${first.message} [every item of this run]`;
+	}
 	const itemIndex = everyItemFailed ? undefined : firstOpen?.[0].itemIndex;
 	return new NodeApiError(
 		node,
