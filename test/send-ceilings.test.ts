@@ -103,6 +103,43 @@ describe("Send's retry ledger", () => {
 		expect(ledgerOf(result)).not.toContain('smsSendLedger');
 	});
 
+	test("a ledger in the form of earlier builds (each sent item's whole output) is read: a retry sends nothing again", async () => {
+		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
+		const failed = await runWorkflow(fourBatches());
+		const contexts = (failed.run.data.executionData?.contextData ?? {}) as Record<
+			string,
+			{ smsSendLedger?: Record<string, Record<string, unknown>> }
+		>;
+		let rewritten = 0;
+		for (const context of Object.values(contexts)) {
+			for (const ledger of Object.values(context.smsSendLedger ?? {})) {
+				for (const [item, entry] of Object.entries(ledger)) {
+					if (!Array.isArray(entry)) continue;
+					const [key, id, sentAt, credits, balance] = entry as unknown[];
+					ledger[item] = {
+						key,
+						outcome: 'sent',
+						json: {
+							id,
+							credits,
+							balance,
+							status: 'SENT',
+							sentAt: new Date(Number(sentAt)).toISOString(),
+						},
+					};
+					rewritten++;
+				}
+			}
+		}
+		expect(rewritten).toBe(5);
+		const retried = await retryExecution(failed, fourBatches());
+		expect(retried.error).toBeUndefined();
+		expect(ctx.sim.sentEnvelopes).toHaveLength(5 + 15);
+		expect(retried.items.slice(0, 5).map((item) => item.json.status)).toEqual(
+			Array(5).fill('SENT'),
+		);
+	});
+
 	test('a run that fails keeps at most 64 bytes per sent message, and a retry rebuilds their output', async () => {
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const failed = await runWorkflow(fourBatches());

@@ -30,7 +30,8 @@ export interface SentFacts {
 	id: unknown;
 	/** ms */
 	sentAt: number;
-	/** Absent for a message found in the SMS list (the lookup does not know them). */
+	/** Found in the SMS list by the lookup, which does not know credits and balance. */
+	found: boolean;
 	credits?: unknown;
 	balance?: unknown;
 }
@@ -39,23 +40,29 @@ export interface SentFacts {
 type Stored =
 	| [string, unknown, number]
 	| [string, unknown, number, unknown, unknown]
-	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number };
+	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number }
+	/** As builds before the 64-byte form stored a sent message: its whole output. */
+	| { key: string; outcome: 'sent'; json: IDataObject };
 
 function stored(entry: LedgerEntry): Stored {
 	if (entry.outcome === 'unknown') return entry;
-	const { id, sentAt, credits, balance } = entry.sent;
-	return credits === undefined && balance === undefined
+	const { id, sentAt, found, credits, balance } = entry.sent;
+	return found
 		? [entry.key, id, sentAt]
 		: [entry.key, id, sentAt, credits ?? null, balance ?? null];
 }
 
 function entryOf(value: Stored): LedgerEntry {
-	if (!Array.isArray(value)) return value;
+	if (!Array.isArray(value)) {
+		if (value.outcome === 'unknown') return value;
+		return { key: value.key, outcome: 'sent', sent: sentFacts(value.json ?? {}) };
+	}
 	const [key, id, sentAt, credits, balance] = value;
+	const found = value.length === 3;
 	return {
 		key,
 		outcome: 'sent',
-		sent: { id, sentAt, ...(value.length > 3 ? { credits, balance } : {}) },
+		sent: { id, sentAt, found, ...(found ? {} : { credits, balance }) },
 	};
 }
 
@@ -65,13 +72,14 @@ export function sentFacts(json: IDataObject): SentFacts {
 	return {
 		id: json.id,
 		sentAt: Number.isNaN(sentAt) ? Date.now() : sentAt,
+		found: json.foundInSmsList === true,
 		...(json.foundInSmsList ? {} : { credits: json.credits, balance: json.balance }),
 	};
 }
 
 /** The output of a message an earlier try sent, rebuilt from its item and what the ledger kept. */
 export function recalledJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
-	const found = !('credits' in facts);
+	const found = facts.found;
 	return {
 		id: facts.id as IDataObject[string],
 		senderId,
