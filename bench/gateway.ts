@@ -16,6 +16,11 @@ export interface GatewayOptions {
 	maxInFlight?: number;
 	/** At most this many requests let through in any 1000 ms (a sliding window). */
 	perSecond?: number;
+	/**
+	 * A token bucket: `perSecond` tokens a second, at most `burst` kept (a request takes one), as
+	 * most API gateways limit a rate. It starts full.
+	 */
+	bucket?: { perSecond: number; burst: number };
 	/** The Retry-After of a 429 (default '1'). */
 	retryAfter?: string;
 	/** Answer this status instead of 429 beyond the limit (503 for the backoff tests). */
@@ -52,6 +57,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const passedAt: number[] = [];
 	let inFlight = 0;
+	let tokens = options.bucket?.burst ?? 0;
+	let filledAt = Date.now();
 	const gateway: Gateway = {
 		origin: '',
 		records: [],
@@ -89,9 +96,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 		req.on('end', () => {
 			const now = Date.now();
 			while (passedAt.length > 0 && passedAt[0] <= now - 1000) passedAt.shift();
+			if (options.bucket) {
+				const { perSecond, burst } = options.bucket;
+				tokens = Math.min(burst, tokens + ((now - filledAt) * perSecond) / 1000);
+				filledAt = now;
+			}
 			const over =
 				(options.maxInFlight !== undefined && inFlight >= options.maxInFlight) ||
-				(options.perSecond !== undefined && passedAt.length >= options.perSecond);
+				(options.perSecond !== undefined && passedAt.length >= options.perSecond) ||
+				(options.bucket !== undefined && tokens < 1);
 			const record: GatewayRecord = {
 				method: req.method ?? 'GET',
 				url: req.url ?? '/',
@@ -103,6 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 			if (over) return refuse(record, res);
 			inFlight++;
 			passedAt.push(now);
+			tokens--;
 			gateway.peak = Math.max(gateway.peak, inFlight);
 			const pass = () => {
 				const upstream = http.request(

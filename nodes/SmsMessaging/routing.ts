@@ -109,7 +109,7 @@ async function routedRequest(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
 	unanswered: (failure: Unanswered) => Error,
-	gate = new Limiter(false, 1, 1),
+	gate = new Limiter(false, 1),
 ): Promise<Answer> {
 	// Max Attempts counts refusals in a row with no progress anywhere, and network failures.
 	const refusals = new RefusalCount();

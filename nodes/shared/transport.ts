@@ -169,7 +169,7 @@ export async function requestWithRetry(
 	this: IExecuteFunctions | IPollFunctions,
 	options: IHttpRequestOptions,
 	policy: RetryPolicy,
-	{ gate = new Limiter(false, 1, 1), stopped = () => false }: RequestControl = {},
+	{ gate = new Limiter(false, 1), stopped = () => false }: RequestControl = {},
 ): Promise<Delivery> {
 	// What this request ends with if the run stops before its next attempt.
 	let ifStopped: Delivery = { outcome: 'notStarted' };
