@@ -14,8 +14,11 @@ interface Operation {
 	request: string;
 	/** The header its token travels in; the other one must be absent. */
 	header: 'x-service' | 'authorization';
-	/** Its error when the API does not answer within the timeout. */
-	timeoutError: string;
+	/**
+	 * Its error when the API does not answer within the timeout; a read (undefined here) is tried
+	 * again instead, as reading changes nothing.
+	 */
+	timeoutError?: string;
 }
 
 const UNANSWERED =
@@ -56,14 +59,12 @@ const OPERATIONS: Operation[] = [
 		parameters: { resource: 'sms', operation: 'getAll', limit: 5 },
 		request: 'GET /sms',
 		header: 'x-service',
-		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'Contact → Get Many',
 		parameters: { resource: 'contact', operation: 'getAll', limit: 5 },
 		request: 'GET /contacts',
 		header: 'x-service',
-		timeoutError: 'Page 1 of the list could not be read: the API did not answer within the timeout',
 	},
 	{
 		name: 'SMS → Send',
@@ -127,7 +128,7 @@ describe('over HTTP', () => {
 			expect(ctx.sim.requests).toEqual([]);
 		});
 
-		test('with Timeout set and the API answering late, the run fails fast with a clear error', async () => {
+		test('with Timeout set and the API answering late, the run fails fast with a clear error (a read tries again)', async () => {
 			const [method, path] = operation.request.split(' ');
 			ctx.sim.inject({ path, method, delayMs: 3000 });
 			const started = Date.now();
@@ -137,16 +138,17 @@ describe('over HTTP', () => {
 			});
 			expect(Date.now() - started).toBeLessThan(2000);
 			expect(result.error?.message).toBe(operation.timeoutError);
-			// A request that timed out is never repeated: the API may have processed it (Send then
-			// only reads the SMS list to find out).
+			// A request that timed out is never repeated, but for a read: the API may have processed
+			// it (Send then only reads the SMS list to find out).
 			const same = () =>
 				ctx.sim.requests.filter((r) => `${r.method} ${r.path}` === operation.request);
+			const made = operation.timeoutError === undefined ? 2 : 1;
 			// On a busy machine the request may reach the simulator after the client gave up on it:
 			// wait for it here, so that it is counted, and counted in this test.
-			for (let wait = 0; wait < 100 && same().length === 0; wait++) {
+			for (let wait = 0; wait < 100 && same().length < made; wait++) {
 				await new Promise((resolve) => setTimeout(resolve, 20));
 			}
-			expect(same()).toHaveLength(1);
+			expect(same()).toHaveLength(made);
 			expect(result.serialized).not.toContain(TOKEN);
 		});
 	});

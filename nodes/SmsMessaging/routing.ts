@@ -1,7 +1,6 @@
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type DeclarativeRestApiSettings,
 	type IDataObject,
 	type IExecutePaginationFunctions,
@@ -20,15 +19,15 @@ import {
 	unwrapData,
 	type ApiOperation,
 } from '../shared/errors';
-import { Limiter, RefusalCount, sharedLimiter } from '../shared/limiter';
+import { sharedLimiter } from '../shared/limiter';
 import { checkedPage, collectPages } from '../shared/list';
 import {
-	answerWait,
 	CREDENTIAL_TYPE,
-	DEFAULT_RETRY,
-	isRefusal,
-	networkFailure,
+	requestLoop,
+	RunProgress,
 	unansweredText,
+	type Answer,
+	type RequestControl,
 	type Unanswered,
 } from '../shared/transport';
 import {
@@ -56,14 +55,6 @@ async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefin
 	return (await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken;
 }
 
-/** An answer of the API as postReceive hands it to the request hook. */
-interface Answer {
-	statusCode: number;
-	/** The Retry-After header, for the retries of a 429 or 503. */
-	retryAfter: unknown;
-	body: unknown;
-}
-
 /**
  * postReceive of every routed operation: hands the API's answer, its status and Retry-After
  * included, to the operation's request hook as one item. The hook reads it: n8n's routing alone
@@ -76,7 +67,7 @@ export async function handAnswer(
 ): Promise<INodeExecutionData[]> {
 	const answer: Answer = {
 		statusCode: response.statusCode,
-		retryAfter: response.headers?.['retry-after'],
+		headers: { 'retry-after': response.headers?.['retry-after'] },
 		body: response.body,
 	};
 	return [{ json: answer as unknown as IDataObject }];
@@ -100,39 +91,42 @@ function answerIn(this: IExecutePaginationFunctions, items: INodeExecutionData[]
 }
 
 /**
- * Makes the routed request, retrying only what proves that nothing was processed: 429 and 503
- * (honouring Retry-After), and a connection that was refused or never resolved. Any other failure
- * without an answer is never retried and becomes the error `unanswered` words. Requests sharing a
- * `gate` wait together after a 429 or 503 on any of them. Gives the last answer, to be read.
+ * Makes the routed request through the one request loop (nodes/shared/transport.ts), a read
+ * (`repeatable`) or not, and gives its last answer, to be read. A request that got no answer
+ * becomes the error `unanswered` words; an error of n8n's that is not about the request stops it.
  */
 async function routedRequest(
 	this: IExecutePaginationFunctions,
 	requestData: ResultOptions,
+	repeatable: boolean,
 	unanswered: (failure: Unanswered) => Error,
-	gate = new Limiter(false, 1),
+	control: RequestControl = {},
 ): Promise<Answer> {
-	// Max Attempts counts refusals in a row with no progress anywhere, and network failures.
-	const refusals = new RefusalCount();
-	for (let failures = 0; ; ) {
-		const permit = await gate.acquire();
-		let answer: Answer;
-		try {
-			answer = answerIn.call(this, await this.makeRoutingRequest(requestData));
-		} catch (caught) {
-			gate.release(permit, 'failed');
-			const error = nodeError(this.getNode(), caught, this.getItemIndex());
-			if (!(error instanceof NodeApiError)) throw error;
-			const failure = networkFailure(error, DEFAULT_RETRY, ++failures, await apiToken.call(this));
-			if ('retryInMs' in failure) {
-				await sleep(failure.retryInMs);
-				continue;
+	const cancelled = this.getExecutionCancelSignal?.();
+	const delivery = await requestLoop(
+		async () => {
+			let items: INodeExecutionData[];
+			try {
+				items = await this.makeRoutingRequest(requestData);
+			} catch (caught) {
+				// A NodeApiError is the request's failure, for the loop to decide about; any other
+				// error (n8n's, about the node) stops the request.
+				const error = nodeError(this.getNode(), caught, this.getItemIndex());
+				if (error instanceof NodeApiError) return { noAnswer: error };
+				throw error;
 			}
-			throw unanswered(failure);
-		}
-		gate.release(permit, isRefusal(answer.statusCode) ? 'refused' : 'accepted');
-		const wait = await answerWait(gate, refusals, DEFAULT_RETRY, answer);
-		if (wait === undefined) return answer;
+			return answerIn.call(this, items);
+		},
+		{ repeatable, apiToken: async () => await apiToken.call(this) },
+		{ ...control, stopped: () => cancelled?.aborted === true },
+	);
+	if (delivery.outcome === 'answered') return delivery.response;
+	if (delivery.outcome === 'notStarted') {
+		throw new NodeOperationError(this.getNode(), 'The execution was cancelled', {
+			itemIndex: this.getItemIndex(),
+		});
 	}
+	throw unanswered(delivery);
 }
 
 type Check = (ref: FieldRef, value: unknown) => unknown;
@@ -233,7 +227,7 @@ export function senderIdRequest(operation: 'create' | 'update', parameters: Chec
 			const node = this.getNode();
 			const itemIndex = this.getItemIndex();
 			const request = checkedRequest.call(this, requestData, parameters);
-			const answer = await routedRequest.call(this, request, (failure) => {
+			const answer = await routedRequest.call(this, request, false, (failure) => {
 				const notSent = failure.outcome === 'notSent';
 				return new NodeOperationError(
 					node,
@@ -290,6 +284,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			}>(CREDENTIAL_TYPE);
 			// Auto: the requests in flight adapt to the API, with every run of this credential.
 			const gate = sharedLimiter(baseUrl, token);
+			const run = new RunProgress();
 			const readPage = async (page: number, pageSize: number): Promise<JsonObject> => {
 				const options = {
 					...request.options,
@@ -298,6 +293,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				const answer = await routedRequest.call(
 					this,
 					{ ...request, options },
+					true,
 					(failure) => {
 						return new NodeOperationError(
 							node,
@@ -308,7 +304,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 							},
 						);
 					},
-					gate,
+					{ gate, run },
 				);
 				const context = { operation: 'list', itemIndex, apiToken: token } as const;
 				const data = unwrapData(node, answer.statusCode, answer.body, context);

@@ -32,16 +32,12 @@ export class Pool {
 	private inFlight = 0;
 	/** The queues of the runs with a request waiting, in the order they are served. */
 	private readonly turns: Array<Array<() => void>> = [];
-	private readonly outstanding = new Set<Permit>();
-	private readonly settling: Array<{ left: Set<Permit>; resolve: () => void }> = [];
 	private openAt = 0;
 	private nextStartAt = 0;
 	private lastUsed = Date.now();
-	progress = 0;
-	peak = 0;
 
 	constructor(
-		readonly adaptive: boolean,
+		adaptive: boolean,
 		private readonly fixed: number,
 	) {
 		if (adaptive) this.control = new AutoControl(AUTO_CAP);
@@ -83,9 +79,7 @@ export class Pool {
 				queue.push(resolve);
 			});
 		}
-		this.peak = Math.max(this.peak, this.inFlight);
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight };
-		this.outstanding.add(permit);
 		await this.pass();
 		await this.paced();
 		permit.startedAt = Date.now();
@@ -110,17 +104,9 @@ export class Pool {
 		}
 	}
 
-	async settled(): Promise<void> {
-		if (this.outstanding.size === 0) return;
-		const left = new Set(this.outstanding);
-		await new Promise<void>((resolve) => this.settling.push({ left, resolve }));
-	}
-
 	release(permit: Permit, signal?: Signal): void {
 		this.inFlight--;
-		this.outstanding.delete(permit);
 		this.lastUsed = Date.now();
-		if (signal === 'accepted') this.progress++;
 		if (this.control && signal) this.control.answered(permit, signal);
 		while (this.turns.length > 0 && this.inFlight < this.window) {
 			// The next run in turn; it goes to the back of the line if it has more waiting.
@@ -129,13 +115,6 @@ export class Pool {
 			if (queue.length > 0) this.turns.push(queue);
 			this.inFlight++;
 			next();
-		}
-		for (let k = this.settling.length - 1; k >= 0; k--) {
-			const { left, resolve } = this.settling[k];
-			left.delete(permit);
-			if (left.size > 0) continue;
-			this.settling.splice(k, 1);
-			resolve();
 		}
 	}
 }
@@ -157,11 +136,6 @@ export class Limiter {
 		this.pool = pool ?? new Pool(adaptive, parallel);
 	}
 
-	/** Whether the window adapts (Auto) or stays at its number. */
-	get adaptive(): boolean {
-		return this.pool.adaptive;
-	}
-
 	/** The most requests in flight at once. */
 	get cap(): number {
 		return this.pool.cap;
@@ -172,34 +146,14 @@ export class Limiter {
 		return this.pool.window;
 	}
 
-	/** Answers the API gave that were not refusals: progress, for Max Attempts. */
-	get progress(): number {
-		return this.pool.progress;
-	}
-
-	/** The most requests this limiter ever had in flight at once. */
-	get peak(): number {
-		return this.pool.peak;
-	}
-
 	/** Holds every request of this limiter back for `ms` from now (a longer hold stays). */
 	holdFor(ms: number): void {
 		this.pool.holdFor(ms);
 	}
 
-	/** Resolves once no hold is left. */
-	async pass(): Promise<void> {
-		await this.pool.pass();
-	}
-
 	/** Waits for room in the window (runs in turn), then for any hold to end and its start. */
 	async acquire(): Promise<Permit> {
 		return await this.pool.acquire(this.queue);
-	}
-
-	/** Resolves once every permit given so far is back: what was in flight has been answered. */
-	async settled(): Promise<void> {
-		await this.pool.settled();
 	}
 
 	/** Gives a permit back with what its attempt said; `undefined` when no request was made. */
@@ -233,33 +187,4 @@ export function runLimiter(parallelRequests: number, baseUrl: string, apiToken: 
 	return parallelRequests > 0
 		? new Limiter(false, parallelRequests)
 		: sharedLimiter(baseUrl, apiToken);
-}
-
-/**
- * Max Attempts counts the refusals (429, 503) of one request in a row with no progress anywhere
- * in between: once any request of the limiter got an answer, the count starts again.
- */
-export class RefusalCount {
-	private count = 0;
-	private progressSeen = -1;
-
-	/** Counts a refusal; gives how many in a row, this one included. */
-	next(limiter: Limiter): number {
-		if (limiter.progress !== this.progressSeen) this.count = 0;
-		this.progressSeen = limiter.progress;
-		return ++this.count;
-	}
-
-	/**
-	 * Before the count ends the request: waits for the requests in flight to be answered, and
-	 * starts the count again (gives 1) when any of them got through.
-	 */
-	async recount(limiter: Limiter): Promise<number> {
-		await limiter.settled();
-		if (limiter.progress !== this.progressSeen) {
-			this.progressSeen = limiter.progress;
-			this.count = 1;
-		}
-		return this.count;
-	}
 }

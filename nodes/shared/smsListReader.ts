@@ -10,14 +10,13 @@ import {
 import { unwrapData } from './errors';
 import { checkedPage } from './list';
 import type { SmsPageReader } from './sentMessages';
-import type { Limiter } from './limiter';
-import { DEFAULT_RETRY, requestWithRetry, unansweredText } from './transport';
+import { request as makeRequest, unansweredText, type RequestControl } from './transport';
 
 export interface SmsListReading {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */
 	request?: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
-	/** The requests in flight, and every request held back while the API asks to slow down. */
-	gate?: Limiter;
+	/** The requests in flight, the run they belong to, held back together (transport.ts). */
+	control?: RequestControl;
 	/** The item an error names. */
 	itemIndex?: number;
 	/** What an error says about trying again, after "Reading the list changes nothing; ". */
@@ -28,18 +27,18 @@ export interface SmsListReading {
 
 /**
  * Reads pages of `GET {baseUrl}/sms` outside routing (Get Delivery Status, Send's lookup of unknown
- * outcomes, the trigger's polls): 429 and 503 retried as for Get Many, and each page checked as Get
- * Many checks it.
+ * outcomes, the trigger's polls) through the one request loop, as a read, and each page checked
+ * as Get Many checks it.
  */
 export function smsListReader(
 	this: IExecuteFunctions | IPollFunctions,
 	{ baseUrl, apiToken }: { baseUrl: string; apiToken: string },
-	{ request = {}, gate, itemIndex, again = 'running it again is safe', namePage }: SmsListReading,
+	{ request = {}, control, itemIndex, again = 'running it again is safe', namePage }: SmsListReading,
 ): SmsPageReader {
 	const node = this.getNode();
 	const context = { operation: 'list' as const, itemIndex, apiToken };
 	return async (qs: IDataObject): Promise<JsonObject> => {
-		const delivery = await requestWithRetry.call(
+		const delivery = await makeRequest.call(
 			this,
 			{
 				method: 'GET',
@@ -50,8 +49,8 @@ export function smsListReader(
 				json: true,
 				...request,
 			},
-			DEFAULT_RETRY,
-			{ gate },
+			{ repeatable: true },
+			control,
 		);
 		if (delivery.outcome !== 'answered') {
 			const list = namePage ? `Page ${String(qs.page)} of the SMS list` : 'The SMS list';

@@ -396,7 +396,11 @@ class Simulator {
 	 *   a lagging replica or an API hiccup would answer
 	 * @param {number} [fault.proxyStatus] answer with this status and a proxy's plain-text body
 	 *   (not the API's wrapper), as a proxy or load balancer in front of the API does; with
-	 *   `process`, the API processed the request first (the proxy lost its answer)
+	 *   `process`, the API processed the request first (the proxy lost its answer); with
+	 *   `retryAfter`, a Retry-After header too
+	 * @param {boolean} [fault.html] with proxyStatus: an HTML error page (nginx, Cloudflare) instead
+	 * @param {string} [fault.senderId] send: only requests whose body's senderId is this (an API's
+	 *   limit per Sender ID)
 	 * @param {boolean} [fault.echoAuth] with status: quote the received auth headers in the error
 	 * @param {any[]} [fault.errors] with status: the `errors` entries of the error body
 	 */
@@ -404,13 +408,14 @@ class Simulator {
 		this.faults.push({ count: 1, skip: 0, ...fault });
 	}
 
-	takeFault(host, path, method, query = {}) {
+	takeFault(host, path, method, query = {}, body = undefined) {
 		for (const fault of this.faults) {
 			if (fault.count <= 0) continue;
 			if (fault.host && fault.host !== host) continue;
 			if (fault.path && fault.path !== path) continue;
 			if (fault.method && fault.method.toUpperCase() !== method) continue;
 			if (fault.query && Object.entries(fault.query).some(([k, v]) => query[k] !== v)) continue;
+			if (fault.senderId && body?.senderId !== fault.senderId) continue;
 			if (fault.skip > 0) {
 				fault.skip--;
 				continue;
@@ -547,7 +552,7 @@ class Simulator {
 				status: undefined,
 			};
 			this.requests.push(record);
-			const fault = this.takeFault(role, path, req.method, record.query);
+			const fault = this.takeFault(role, path, req.method, record.query, body);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
 			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
@@ -580,9 +585,14 @@ class Simulator {
 		if (fault?.proxyStatus) {
 			if (fault.process) this.route(role, record, url, fault);
 			record.status = fault.proxyStatus;
-			res.writeHead(fault.proxyStatus, { 'Content-Type': 'text/plain' });
+			res.writeHead(fault.proxyStatus, {
+				'Content-Type': fault.html ? 'text/html' : 'text/plain',
+				...(fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {}),
+			});
 			return res.end(
-				'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
+				fault.html
+					? `<html><head><title>${fault.proxyStatus}</title></head><body><center><h1>${fault.proxyStatus}</h1></center><hr><center>nginx</center></body></html>`
+					: 'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
 			);
 		}
 		if (fault?.status) {

@@ -5,7 +5,7 @@ import { findSentMessages } from '../sentMessages';
 import { CLOCK_MARGIN_MS } from '../sentWindow';
 import { smsListReader } from '../smsListReader';
 import { sharedLimiter } from '../limiter';
-import { CREDENTIAL_TYPE } from '../transport';
+import { CREDENTIAL_TYPE, RunProgress } from '../transport';
 import type { RequestSettings } from '../requestOptions';
 
 /**
@@ -35,7 +35,10 @@ export async function lookUpSent(
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
 	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
-	const readPage = smsListReader.call(this, credentials, { request: settings.request, gate });
+	const readPage = smsListReader.call(this, credentials, {
+		request: settings.request,
+		control: { gate, run: new RunProgress() },
+	});
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
 	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));

@@ -6,7 +6,7 @@ import { decide, NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT } from '../outcome
 import type { RequestSettings } from '../requestOptions';
 import {
 	DEFAULT_RETRY,
-	requestWithRetry,
+	request,
 	unansweredText,
 	type RequestControl,
 	type RetryPolicy,
@@ -42,9 +42,7 @@ export async function sendBatch(
 	const node = this.getNode();
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
 	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
-	// When the message went out, as far as n8n's clock knows: Get Delivery Status reads it.
-	const sentAt = new Date().toISOString();
-	const delivery = await requestWithRetry.call(
+	const delivery = await request.call(
 		this,
 		{
 			method: 'POST',
@@ -55,7 +53,8 @@ export async function sendBatch(
 			...settings.request,
 			timeout: settings.request.timeout ?? 60_000,
 		},
-		policy,
+		// Sending again what the API may have taken would send it twice.
+		{ repeatable: false, policy },
 		control,
 	);
 	if (delivery.outcome === 'notStarted') return undefined;
@@ -74,6 +73,9 @@ export async function sendBatch(
 	}
 
 	const { statusCode, body } = delivery.response;
+	// When the attempt the API accepted went out, as far as n8n's clock knows (Get Delivery
+	// Status reads it): after any wait for a Retry-After or a backoff.
+	const sentAt = new Date(delivery.attemptedAt).toISOString();
 	const httpCode = String(statusCode);
 	const answer = readAnswer(node, statusCode, body, context);
 	if ('error' in answer) {

@@ -2,7 +2,7 @@ import { sleep } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
 import { runLimiter } from '../limiter';
-import type { RequestControl } from '../transport';
+import { RunProgress, type RequestControl } from '../transport';
 import type { SendOptions } from './options';
 import type { RequestResult } from './request';
 
@@ -32,7 +32,7 @@ export async function sendAll(
 	const notAttempted: Envelope[] = [];
 	let stopped = false;
 	const gate = runLimiter(options.parallelRequests, sendBaseUrl, apiToken);
-	const control: RequestControl = { gate, stopped: () => stopped };
+	const control: RequestControl = { gate, stopped: () => stopped, run: new RunProgress() };
 	let nextStart = 0;
 	const send = async (index: number) => {
 		if (batchInterval > 0) {

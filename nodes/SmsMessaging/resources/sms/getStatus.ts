@@ -13,7 +13,7 @@ import { findSentMessages, type SentMessage } from '../../../shared/sentMessages
 import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
 import { sharedLimiter } from '../../../shared/limiter';
-import { CREDENTIAL_TYPE } from '../../../shared/transport';
+import { CREDENTIAL_TYPE, RunProgress } from '../../../shared/transport';
 import { requestSettings } from '../../../shared/requestOptions';
 import {
 	dateTime,
@@ -213,7 +213,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
-		gate,
+		control: { gate, run: new RunProgress() },
 		itemIndex: lookups[0].itemIndex,
 	});
 	let found: Array<IDataObject | undefined>;

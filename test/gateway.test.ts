@@ -1,0 +1,120 @@
+// The simulator behind a gateway (nginx, Cloudflare, an API gateway) that answers for the API in
+// HTML or plain text. A read changes nothing, so it is tried again whoever refused it; Send keeps
+// its rule (only the API's own refusal is "not sent"). Run through n8n's engine: what came out,
+// and what the API received.
+import { runWorkflow } from './helpers/n8n';
+import { activateTrigger } from './helpers/poll';
+import { customers, send } from './helpers/send-fixtures';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 1_050, contacts: 230 });
+
+const listRequests = (path: string) => ctx.sim.requests.filter((r) => r.path === path);
+const pagesAsked = (path: string) =>
+	listRequests(path).map((r) => `${String(r.query.page)}:${String(r.status)}`);
+
+describe('a read is tried again after a gateway refused it', () => {
+	test('SMS → Get Many, Return All over 1,000 messages: an HTML 429 with Retry-After on page 3 is waited out', async () => {
+		ctx.sim.inject({
+			path: '/sms',
+			query: { page: '3' },
+			proxyStatus: 429,
+			html: true,
+			retryAfter: 1,
+		});
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1_050);
+		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(1_050);
+		const third = listRequests('/sms').filter((r) => r.query.page === '3');
+		expect(third.map((r) => r.status)).toEqual([429, 200]);
+		// Retry-After: 1 was honoured.
+		expect(third[1].arrivedAt - third[0].at).toBeGreaterThanOrEqual(950);
+	});
+
+	test('Contact → Get Many, Return All: an HTML 503 on one page and a plain-text 502 on another', async () => {
+		ctx.sim.inject({ path: '/contacts', query: { page: '2' }, proxyStatus: 503, html: true });
+		ctx.sim.inject({ path: '/contacts', query: { page: '3' }, proxyStatus: 502 });
+		const result = await runWorkflow({
+			parameters: { resource: 'contact', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(230);
+		expect(pagesAsked('/contacts').sort()).toEqual(['1:200', '2:200', '2:503', '3:200', '3:502']);
+	});
+
+	test('Get Delivery Status for 4 sent messages: a gateway 429 on the SMS list is waited out', async () => {
+		const sent = await runWorkflow({
+			parameters: send(),
+			items: customers(4),
+			credentials: ctx.credentials,
+		});
+		expect(sent.error).toBeUndefined();
+		ctx.sim.inject({ path: '/sms', proxyStatus: 429, html: true, retryAfter: 1 });
+		const result = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getStatus' },
+			items: sent.items.map((item) => item.json),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.content)).toEqual(
+			customers(4).map(({ order }) => `Order ${order} is on its way`),
+		);
+		expect(listRequests('/sms')[0].status).toBe(429);
+	});
+
+	test("a gateway 429 on the trigger's poll is waited out: the poll goes on", async () => {
+		const trigger = await activateTrigger({ parameters: {}, credentials: ctx.credentials });
+		expect(trigger.atActivation.error).toBeUndefined();
+		ctx.sim.addSms({ recipient: '254700000001', content: 'New', status: 'DELIVERED' });
+		ctx.sim.inject({ path: '/sms', proxyStatus: 429, html: true, retryAfter: 1 });
+		const polled = await trigger.poll();
+		expect(polled.error).toBeUndefined();
+		expect((polled.items ?? []).map((item) => item.json.content)).toEqual(['New']);
+		expect(listRequests('/sms').some((r) => r.status === 429)).toBe(true);
+	});
+
+	test('a gateway 502 that never ends fails the read after Max Attempts, naming the page', async () => {
+		ctx.sim.inject({ path: '/contacts', query: { page: '2' }, proxyStatus: 502, count: Infinity });
+		const result = await runWorkflow({
+			parameters: { resource: 'contact', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.httpCode).toBe('502');
+		expect(listRequests('/contacts').filter((r) => r.query.page === '2')).toHaveLength(4);
+	});
+});
+
+describe('Send behind a gateway', () => {
+	test('sentAt is when the attempt the API accepted went out, not before a Retry-After wait', async () => {
+		ctx.sim.inject({ host: 'send', status: 429, retryAfter: 2 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		const sentAt = Date.parse(String(result.items[0].json.sentAt));
+		const listed = ctx.sim.sms.find(
+			(record: { content: string }) => record.content === 'Order ORD-0 is on its way',
+		);
+		expect(Math.abs(sentAt - Date.parse(listed.sentAt))).toBeLessThan(500);
+	});
+
+	test('a gateway 429 on Send is not retried (it may have taken the batch): looked up, sent once', async () => {
+		ctx.sim.inject({ host: 'send', proxyStatus: 429, html: true, retryAfter: 1, process: true });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		// Found in the SMS list by the lookup: sent once.
+		expect(result.error).toBeUndefined();
+		expect(ctx.sim.requests.filter((r) => r.host === 'send')).toHaveLength(1);
+		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
+	});
+});
