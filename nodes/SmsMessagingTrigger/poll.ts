@@ -2,7 +2,8 @@ import type { IDataObject, INodeExecutionData, IPollFunctions, JsonObject } from
 
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
-import { CREDENTIAL_TYPE } from '../shared/transport';
+import { sharedLimiter } from '../shared/limiter';
+import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
 import { readList, type Reading } from './listReading';
 import { startsActivation, withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type Ids, type StoredIds } from './storedIds';
@@ -51,7 +52,13 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
+	// The poll's reads wait their turn with the credential's other runs (Auto), and a Retry-After
+	// holds them with the others.
 	const readPage = smsListReader.call(this, credentials, {
+		control: {
+			gate: sharedLimiter(credentials.baseUrl, credentials.apiToken),
+			run: new RunProgress(),
+		},
 		again: 'the next poll tries again',
 		namePage: true,
 	});

@@ -88,7 +88,7 @@ async function resolveUnknown(
 	this: IExecuteFunctions,
 	accounts: Map<Envelope, Account>,
 	runStartedAt: number,
-	settings: RunPlan['settings'],
+	{ settings, parallelRequests }: { settings: RunPlan['settings']; parallelRequests: number },
 ): Promise<void> {
 	const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
 	if (unknown.length === 0) return;
@@ -107,7 +107,7 @@ async function resolveUnknown(
 		records = await lookUpSent.call(
 			this,
 			unknown.map(([envelope]) => envelope),
-			{ runStartedAt: since, sent, settings },
+			{ runStartedAt: since, sent, settings, parallelRequests },
 		);
 	} catch (caught) {
 		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
@@ -183,6 +183,9 @@ export async function sendAndAccount(
 			where: NOT_ATTEMPTED_WHERE,
 		});
 	}
-	await resolveUnknown.call(this, accounts, runStartedAt, settings);
+	await resolveUnknown.call(this, accounts, runStartedAt, {
+		settings,
+		parallelRequests: options.parallelRequests,
+	});
 	return reports;
 }
