@@ -29,7 +29,7 @@ const PROBE_ROUNDS = 4;
  */
 const RATE_FACTOR = 0.75;
 /** ...and at most this share of the rate the API accepted since the last hold. */
-const ACCEPTED_FACTOR = 0.95;
+const ACCEPTED_FACTOR = 0.85;
 const RATE_SPAN_MS = 2000;
 /** The accepted rate is known once this long went by since the last hold... */
 const MIN_SPAN_MS = 150;
@@ -78,8 +78,6 @@ export class AutoControl {
 	/** The window, fractional while it grows. */
 	private limit = AUTO_START;
 	private threshold = Infinity;
-	/** The least level in flight refused since the window last shrank for a refusal. */
-	private refusedLevel = Infinity;
 	/** The most in flight at once that an answer of this epoch proved accepted. */
 	private proven = 0;
 	/** Requests a second when paced; Infinity: not paced. */
@@ -136,10 +134,7 @@ export class AutoControl {
 		// Any refusal says its level was too many, even one of a round already counted.
 		const below = Math.max(1, Math.floor((attempt.inFlight - 1) * RECOVER_FACTOR));
 		const rateLimited = attempt.inFlight <= this.proven;
-		if (!rateLimited) {
-			this.threshold = Math.min(this.threshold, below);
-			this.refusedLevel = Math.min(this.refusedLevel, attempt.inFlight);
-		}
+		if (!rateLimited) this.threshold = Math.min(this.threshold, below);
 		if (attempt.epoch !== this.epoch) return;
 		const now = Date.now();
 		// A refusal after probing was due is a refused probe: wait twice as long before the next.
@@ -171,18 +166,12 @@ export class AutoControl {
 			this.refusedRate = Math.max(this.refusedRate, sentRate);
 			this.rate = Math.max(0.1, Math.min(sentRate * RATE_FACTOR, acceptedRate * ACCEPTED_FACTOR));
 			this.grownAt = now;
-			// The pacing limits now: the window may grow past what it was.
-			this.threshold = Math.max(this.threshold, this.window * 2);
 			return;
 		}
 		// What was in flight was too much: back to a share of it, quickly up again to just below
 		// it (as CUBIC returns to the window of its last loss), then past it once probing is due.
 		this.threshold = below;
-		this.refusedLevel = attempt.inFlight;
-		this.limit = Math.min(
-			below,
-			Math.max(1, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR),
-		);
+		this.limit = Math.max(1, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR);
 	}
 
 	private accepted(attempt: Attempt): void {
@@ -207,10 +196,8 @@ export class AutoControl {
 			return;
 		}
 		if (!current) {
-			// Sent before the last decrease: it proves the level it was accepted at, which the
-			// window may regain (and no more) while it recovers, when below the level refused.
-			if (attempt.inFlight < this.refusedLevel)
-				this.threshold = Math.max(this.threshold, attempt.inFlight);
+			// Sent before the last decrease: it proves only the level it was accepted at, which
+			// the window may regain (and no more) while it recovers.
 			const proven = Math.min(this.threshold, attempt.inFlight);
 			if (this.limit < proven) this.limit = Math.min(proven, this.limit + START_STEP);
 			return;

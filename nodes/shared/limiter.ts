@@ -33,7 +33,7 @@ export class Pool {
 	/** The queues of the runs with a request waiting, in the order they are served. */
 	private readonly turns: Array<Array<() => void>> = [];
 	private openAt = 0;
-	private nextStartAt = 0;
+	private lastStartAt = 0;
 	private lastUsed = Date.now();
 
 	constructor(
@@ -56,12 +56,6 @@ export class Pool {
 		this.control?.held(ms);
 	}
 
-	async pass(): Promise<void> {
-		for (let left = this.openAt - Date.now(); left > 0; left = this.openAt - Date.now()) {
-			await sleep(left);
-		}
-	}
-
 	async acquire(queue: Array<() => void>): Promise<Permit> {
 		if (
 			this.control &&
@@ -80,7 +74,6 @@ export class Pool {
 			});
 		}
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight };
-		await this.pass();
 		await this.paced();
 		permit.startedAt = Date.now();
 		permit.epoch = this.control?.epoch ?? 0;
@@ -88,20 +81,17 @@ export class Pool {
 		return permit;
 	}
 
-	/** Auto, once paced: waits for this request's start, `gapMs` after the one before. */
+	/**
+	 * Auto, once paced: waits until `gapMs` after the last start. Every waiter looks again when
+	 * it wakes, so that requests whose timers fire together (a busy process) still go one by one.
+	 */
 	private async paced(): Promise<void> {
 		for (;;) {
-			const gapMs = this.control?.gapMs ?? 0;
-			if (gapMs === 0) return;
-			const now = Date.now();
-			const at = Math.max(now, this.nextStartAt);
-			this.nextStartAt = at + gapMs;
-			if (at === now) return;
-			await sleep(at - now);
-			// A refusal while it waited: the hold first, then a start of its own again.
-			if (this.openAt <= Date.now()) return;
-			await this.pass();
+			const left = this.lastStartAt + (this.control?.gapMs ?? 0) - Date.now();
+			if (left <= 0 && this.openAt <= Date.now()) break;
+			await sleep(Math.max(left, this.openAt - Date.now()));
 		}
+		this.lastStartAt = Date.now();
 	}
 
 	release(permit: Permit, signal?: Signal): void {
