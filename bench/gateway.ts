@@ -1,7 +1,7 @@
 // A gateway in front of one host of the API simulator, on 127.0.0.1, as an API's own edge would
 // be: it adds latency to every request it lets through and enforces one limit the node is never
-// told, answering 429 with `Retry-After` (1 s unless told) and the API's error wrapper beyond it,
-// at once. Used by `npm run bench` (the adaptive section) and by the tests of Auto.
+// told (requests in flight, a sliding window of requests per second, or a token bucket), answering
+// 429 with `Retry-After` (1 s unless told) and the API's error wrapper beyond it, at once. Used by `npm run bench` (the adaptive section) and by the tests of Auto.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -25,6 +25,12 @@ export interface GatewayOptions {
 	retryAfter?: string;
 	/** Answer this status instead of 429 beyond the limit (503 for the backoff tests). */
 	refuseWith?: number;
+	/**
+	 * Paths may start with `/w<n>` (a worker's number), which is removed before the request is
+	 * passed on: one credential spelt differently per worker, so that each has a limiter of its own
+	 * in one process, as n8n workers do in theirs.
+	 */
+	workerPrefix?: boolean;
 	port?: number;
 }
 
@@ -124,7 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 						host: target.hostname,
 						port: target.port,
 						method: req.method,
-						path: req.url,
+						path: options.workerPrefix ? req.url?.replace(/^\/w\d+/, '') : req.url,
 						headers: { ...req.headers, host: target.host },
 						agent,
 					},
