@@ -164,7 +164,13 @@ export class AutoControl {
 				? (sentRate * answers.filter(({ accepted }) => accepted).length) / answers.length
 				: (sentRate * UNKNOWN_FACTOR) / ACCEPTED_FACTOR;
 			this.refusedRate = Math.max(this.refusedRate, sentRate);
-			this.rate = Math.max(0.1, Math.min(sentRate * RATE_FACTOR, acceptedRate * ACCEPTED_FACTOR));
+			// Never below half the rate sent at: a client that was refused by bad luck (others
+			// took the limit just then) is not left behind for good.
+			this.rate = Math.max(
+				0.1,
+				sentRate * UNKNOWN_FACTOR,
+				Math.min(sentRate * RATE_FACTOR, acceptedRate * ACCEPTED_FACTOR),
+			);
 			this.grownAt = now;
 			return;
 		}
