@@ -6,7 +6,7 @@
 // time has gone by for a refusal to cost little of it, twice as long after each refused probe.
 
 /** Where Auto starts: the fixed default it replaces. */
-export const AUTO_START = 4;
+const AUTO_START = 4;
 /** The most requests Auto ever keeps in flight for one credential and host. */
 export const AUTO_CAP = 32;
 /** After a refusal above what was accepted at once: the window shrinks to this share of it. */
@@ -31,9 +31,9 @@ const RATE_FACTOR = 0.75;
 /** ...and at most this share of the rate the API accepted since the last hold. */
 const ACCEPTED_FACTOR = 0.85;
 const RATE_SPAN_MS = 2000;
-/** The accepted rate is known once this long went by since the last hold... */
+/** The rates are counted once this long went by since the last hold... */
 const MIN_SPAN_MS = 150;
-/** ...else the rate goes to this share of the rate sent at. */
+/** ...else the rate goes to this share of the rate sent at, never lower. */
 const UNKNOWN_FACTOR = 0.5;
 /**
  * Once probing is due, a paced rate grows by the highest rate it was refused at in this many
@@ -81,7 +81,7 @@ export class AutoControl {
 	/** The most in flight at once that an answer of this epoch proved accepted. */
 	private proven = 0;
 	/** Requests a second when paced; Infinity: not paced. */
-	rate = Infinity;
+	private rate = Infinity;
 	epoch = 0;
 	private fastestMs = Infinity;
 	private rttMs = 0;
@@ -147,30 +147,26 @@ export class AutoControl {
 		this.proven = 0;
 		if (rateLimited) {
 			// As many were accepted at once before: what is too much is how often they start.
-			// Paced below the rate they went at, and below the rate the API accepted lately (other
-			// clients of the same limit take the rest). An answer of this epoch was accepted, so
-			// the round trip is known.
-			// Over the requests started since the last hold (RATE_SPAN_MS at most) and answered.
-			const since = this.startedAt.find(
-				(at) => at >= Math.max(this.holdEndsAt, now - RATE_SPAN_MS),
-			);
-			const spanMs = since === undefined ? 0 : now - since;
-			const known = spanMs >= MIN_SPAN_MS;
-			const sentRate = known
-				? (this.startedAt.filter((at) => at >= since!).length * 1000) / spanMs
-				: Math.min(this.rate, (attempt.inFlight * 1000) / this.fastestMs);
-			const answers = this.answers.filter(({ at }) => at >= since!);
-			const acceptedRate = known
-				? (sentRate * answers.filter(({ accepted }) => accepted).length) / answers.length
-				: (sentRate * UNKNOWN_FACTOR) / ACCEPTED_FACTOR;
+			// Counted over the requests started since the last hold (RATE_SPAN_MS at most): paced
+			// below the rate they went at and below the rate that got through (other clients of
+			// the same limit take the rest), never below half the rate they went at (a client
+			// refused by bad luck, others taking the limit just then, is not left behind for good).
+			const from = Math.max(this.holdEndsAt, now - RATE_SPAN_MS);
+			const since = this.startedAt.find((at) => at >= from) ?? now;
+			const spanMs = now - since;
+			const answers = this.answers.filter(({ at }) => at >= since);
+			// (An answer of this epoch was accepted: the fastest round trip is known.)
+			const sentRate =
+				spanMs >= MIN_SPAN_MS
+					? (this.startedAt.filter((at) => at >= since).length * 1000) / spanMs
+					: Math.min(this.rate, (attempt.inFlight * 1000) / this.fastestMs);
+			this.rate = Math.max(0.1, sentRate * UNKNOWN_FACTOR);
+			if (spanMs >= MIN_SPAN_MS && answers.length > 0) {
+				const share = answers.filter(({ accepted }) => accepted).length / answers.length;
+				const paced = Math.min(RATE_FACTOR, share * ACCEPTED_FACTOR) * sentRate;
+				this.rate = Math.max(this.rate, paced);
+			}
 			this.refusedRate = Math.max(this.refusedRate, sentRate);
-			// Never below half the rate sent at: a client that was refused by bad luck (others
-			// took the limit just then) is not left behind for good.
-			this.rate = Math.max(
-				0.1,
-				sentRate * UNKNOWN_FACTOR,
-				Math.min(sentRate * RATE_FACTOR, acceptedRate * ACCEPTED_FACTOR),
-			);
 			this.grownAt = now;
 			return;
 		}
@@ -210,7 +206,7 @@ export class AutoControl {
 		}
 		const probing = now >= this.probeAt;
 		if (Number.isFinite(this.rate)) {
-			// Paced: the rate grows only once probing is due, by its size in RATE_PROBE_HOLDS holds.
+			// Paced: the rate grows only once probing is due.
 			if (probing) {
 				const since = Math.max(this.grownAt, this.probeAt);
 				this.rate += (this.refusedRate * (now - since)) / (RATE_PROBE_HOLDS * this.holdMs);
