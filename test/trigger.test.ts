@@ -157,6 +157,30 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
+	test.each([0, 1])(
+		'a message listed after a newer one (sent %i hours ago) is still emitted in each status, once',
+		async (hoursAgo) => {
+			const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
+			const pairs = (items: Array<{ json: Record<string, unknown> }> | null) =>
+				(items ?? []).map((item) => `${String(item.json.id)}:${String(item.json.status)}`);
+			// Two messages sent at once; the older one's commit lands after the newer one's, so the
+			// lists show the newer one first.
+			const [older, newer] = sent(2, { hoursAgo });
+			ctx.sim.setListed(older.id, false);
+			expect(pairs((await trigger.poll()).items)).toEqual([`${newer.id}:SENT`]);
+			ctx.sim.setListed(older.id, true);
+			expect(pairs((await trigger.poll()).items)).toEqual([`${older.id}:SENT`]);
+			ctx.sim.setSmsStatus(older.id, 'DELIVERED');
+			ctx.sim.setSmsStatus(newer.id, 'DELIVERED');
+			expect(pairs((await trigger.poll()).items)).toEqual([
+				`${older.id}:DELIVERED`,
+				`${newer.id}:DELIVERED`,
+			]);
+			expect((await trigger.poll()).items).toBeNull();
+			expect((await later(20 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		},
+	);
+
 	test('a status not watched is never emitted', async () => {
 		const trigger = await activate({ statuses: ['DELIVERED'] });
 		const [message] = sent(1);
