@@ -348,6 +348,8 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 	const problems: string[] = [];
 	let minutes = 0;
 	let round = 0;
+	/** The clock at the start: a poll's clock is `minutes` later. */
+	const start = Date.now();
 	/** Messages the lists leave out for now, each with the round it is listed again at. */
 	const unlisted = new Map<number, number>();
 	const setStatus = (id: number, status: string) => {
@@ -365,7 +367,8 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
 			// Sent a minute after the last poll's clock; listed one or two polls late (8 minutes at
 			// most after it was sent), once newer messages are.
-			const { id } = message(status, late ? -(minutes + 1) / 60 : 0);
+			const sentAt = start + (minutes + 1) * MINUTE_MS;
+			const { id } = message(status, late ? (Date.now() - sentAt) / HOUR_MS : 0);
 			if (late && random() < 0.4) {
 				ctx.sim.setListed(id, false);
 				unlisted.set(id, round + 1 + Math.floor(random() * 2));

@@ -4,6 +4,9 @@ import { MAX_PAGE_SIZE } from '../shared/list';
 import { walkPages, type PageRead } from '../shared/pageWalker';
 import { sentSince } from '../shared/sentWindow';
 
+/** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
+export const sentAtOf = (record: IDataObject): number => Date.parse(String(record.sentAt));
+
 /** The smallest page asked for when choosing a page size that makes two pages overlap. */
 const MIN_OVERLAP_PAGE = 50;
 
@@ -31,8 +34,8 @@ export interface Reading {
 	 */
 	covers(id: number): boolean;
 	/**
-	 * Whether the reading saw every record from its newest down to `downTo`: it reached `downTo`, or
-	 * the list ended on a page with records. An empty page proves nothing (a lagging replica answers
+	 * Whether the reading saw every record from its newest down to `downTo` (and to one sent
+	 * `sentBefore` or more before the newest): it reached them, or the list ended on a page with records. An empty page proves nothing (a lagging replica answers
 	 * an empty 200), so a reading that ends on one is not complete.
 	 */
 	complete: boolean;
@@ -55,10 +58,13 @@ export async function readList(
 	read: PageRead,
 	{
 		downTo = -Infinity,
+		sentBefore,
 		overlap = 0,
 		windowStart = -Infinity,
 	}: {
 		downTo?: number;
+		/** Read on to a record sent this long (ms) or more before the newest record read. */
+		sentBefore?: number;
 		overlap?: number;
 		/**
 		 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
@@ -70,6 +76,8 @@ export async function readList(
 	const records = new Map<number, IDataObject>();
 	const covered: Array<[number, number]> = [];
 	let lowest = Infinity;
+	let newestAt = -Infinity;
+	let oldEnough = sentBefore === undefined;
 	let complete = false;
 	let met = true;
 	await walkPages(
@@ -91,7 +99,12 @@ export async function readList(
 			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
 			if (!first && Math.max(...ids) < lowest) met = false;
 			lowest = Math.min(lowest, ...ids);
-			complete = ended || lowest <= downTo;
+			if (!oldEnough) {
+				const times = content.map(sentAtOf).filter((at) => !Number.isNaN(at));
+				newestAt = Math.max(newestAt, ...times);
+				oldEnough = times.some((at) => at <= newestAt - sentBefore!);
+			}
+			complete = ended || (lowest <= downTo && oldEnough);
 			return complete;
 		},
 		{

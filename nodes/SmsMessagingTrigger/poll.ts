@@ -6,7 +6,7 @@ import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import type { PageRead } from '../shared/pageWalker';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
-import { readList, type Reading } from './listReading';
+import { readList, sentAtOf, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
@@ -19,6 +19,26 @@ import { readWatch, type Watch } from './watch';
 const IN_FLIGHT_OVERLAP = 3;
 
 /**
+ * How long after it was sent a message may take to be listed (commits that land out of id order, a
+ * lagging replica): a list that holds a message sent this long before its newest one holds every
+ * message with a lower id, so `top` goes no higher than such a message (docs/trigger.md).
+ */
+const LISTING_LAG_MS = 10 * 60_000;
+
+/**
+ * The highest id of `records` (a reading of the list of every status from its newest) that the
+ * API has surely listed every lower id below: one sent LISTING_LAG_MS or more before the newest.
+ */
+function listedBelow(records: IDataObject[]): number {
+	const newestAt = Math.max(...records.map(sentAtOf).filter((at) => !Number.isNaN(at)));
+	let top = 0;
+	for (const record of records) {
+		if (sentAtOf(record) <= newestAt - LISTING_LAG_MS) top = Math.max(top, Number(record.id));
+	}
+	return top;
+}
+
+/**
  * What the trigger remembers between polls, in the workflow's static data: small whatever the
  * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
  * day leaves the window; a followed message also when a reading sees it in an outcome status, or
@@ -27,11 +47,14 @@ const IN_FLIGHT_OVERLAP = 3;
 interface Remembered extends PollSession {
 	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
 	scope?: string;
-	/** Every message up to this id has been looked at in the list of every status. */
+	/**
+	 * Every message up to this id has been looked at in the list of every status, and the API lists
+	 * no more of them (LISTING_LAG_MS).
+	 */
 	top?: number;
 	/** `top` at the poll that recorded (the first one for this scope). */
 	since?: number;
-	/** The messages followed: in flight at the last poll, or above `top` (KnownMessages). */
+	/** The messages followed: in flight at the last poll, or above `top` whatever their status. */
 	followed?: StoredMessages;
 	/** The exceptions to the rule for the messages up to `top`: the failed ones above all. */
 	settled?: StoredMessages;
@@ -114,9 +137,14 @@ async function pollOnce(
 		!(now - lastFull < watch.fullReadingMs && now >= lastFull);
 
 	let marks: Marks;
+	let newest: Reading | undefined;
 	if (recording) {
-		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
-		const top = newest ? Number(newest.id) : 0;
+		// The newest messages, down to one sent a listing lag before the newest: the mark.
+		newest = await readList(reader({}), {
+			sentBefore: LISTING_LAG_MS,
+			windowStart: watch.startMs,
+		});
+		const top = listedBelow(newest.records);
 		marks = { top, since: top };
 	} else {
 		marks = { top: remembered.top!, since: remembered.since! };
@@ -144,6 +172,11 @@ async function pollOnce(
 		}
 		known.set(id, { ...message, status, day });
 	};
+
+	// At a recording, the messages above the mark are followed from their status now.
+	for (const record of newest?.records ?? []) {
+		if (Number(record.id) > marks.top) observe(record, String(record.status));
+	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
 	// are read is in one of them, or in a list read after.
@@ -221,10 +254,9 @@ async function pollOnce(
 			inList.add(id);
 			if (id > marks.top || known.follows(id)) observe(record, String(record.status));
 		}
-		// Every message up to the newest it saw has been looked at, unless it stopped short.
-		if (reading.complete) {
-			for (const id of inList) top = Math.max(top, id);
-		}
+		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
+		// short; those above it stay followed, whatever their status, until the mark passes them.
+		if (reading.complete) top = Math.max(top, listedBelow(reading.records));
 		// A followed message absent from two complete readings below its id (gone from the list, or
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
 		for (const id of missing) {
@@ -242,7 +274,10 @@ async function pollOnce(
 	// A recording that may have missed a message in flight or a failed one (pages that did not
 	// meet, an empty page) is not written: the next poll records again. Every message it missed
 	// would be taken for delivered.
-	if (recording && !recordings.every((reading) => reading.whole)) return null;
+	// The list of every status only grows while it is read (newer messages push it down): its
+	// reading needs only to be complete, or empty.
+	const newestRead = newest && (newest.complete || newest.records.length === 0);
+	if (recording && !(recordings.every((reading) => reading.whole) && newestRead)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	marks.top = top;
 	const stored = known.store();
