@@ -51,8 +51,7 @@ async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
 	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones only', async () => {
-		const [delivered, failed] = sent(2, { hoursAgo: 2 });
-		const [sentStill] = sent(1);
+		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
 
@@ -60,7 +59,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 		expect(trigger.atActivation).toEqual({ items: null });
 		// A recording: the newest messages of every status, down to one sent 10 minutes or more
-		// before the newest (every message up to it is looked at and listed), then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
+		// before (every message up to it is looked at and listed), then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
 		// before today. The DELIVERED list is not read.
 		expect(smsQueries()).toEqual([
 			{ 'start-date': utcDay(3), page: '1', records: '100' },
@@ -73,18 +72,18 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		]);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
-		// What is watched, the mark (the newest id sent 10 minutes before the newest message), and
-		// ids (base 36) by the day their message was sent, under the status they were last seen in
-		// and the watched statuses they were emitted (here recorded) in: the message in flight (above
-		// the mark, it would be followed in any status), and the failed one. The delivered message
-		// is not stored: every message up to `top` that is not is delivered.
+		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
+		// the day their message was sent, under the status they were last seen in and the watched
+		// statuses they were emitted (here recorded) in: the message in flight, and the failed one.
+		// The delivered message is not stored: every message up to `top` that is not is delivered.
+		const day = utcDay(1 / 24);
 		expect(trigger.staticData).toEqual({
 			'node:SMS Messaging Trigger': {
 				scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
-				top: failed.id,
-				since: failed.id,
-				followed: { 'SENT/': { [utcDay(1 / 24)]: sentStill.id.toString(36) } },
-				settled: { 'FAILED/F': { [utcDay(2 / 24)]: failed.id.toString(36) } },
+				top: sentStill.id,
+				since: sentStill.id,
+				followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
+				settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
 				fullReadingAt: expect.any(Number),
 			},
 		});
@@ -158,15 +157,15 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
-	test.each([0, 1])(
-		'a message listed after a newer one (sent %i hours ago) is still emitted in each status, once',
-		async (hoursAgo) => {
+	test.each([0, 8])(
+		'a message listed after a newer one (both sent %i minutes ago) is still emitted in each status, once',
+		async (minutesAgo) => {
 			const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
 			const pairs = (items: Array<{ json: Record<string, unknown> }> | null) =>
 				(items ?? []).map((item) => `${String(item.json.id)}:${String(item.json.status)}`);
 			// Two messages sent at once; the older one's commit lands after the newer one's, so the
 			// lists show the newer one first.
-			const [older, newer] = sent(2, { hoursAgo });
+			const [older, newer] = sent(2, { hoursAgo: minutesAgo / 60 });
 			ctx.sim.setListed(older.id, false);
 			expect(pairs((await trigger.poll()).items)).toEqual([`${newer.id}:SENT`]);
 			ctx.sim.setListed(older.id, true);
@@ -193,8 +192,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 	});
 
 	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
-		// Sent an hour apart: every message up to the one before the newest is below the mark.
-		const messages = [3, 2, 1].map((hoursAgo) => sent(1, { hoursAgo })[0]);
+		const messages = sent(3);
 		const trigger = await activate({ statuses: ['SENT'] });
 		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
@@ -245,7 +243,6 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 	test('a message that falls out of the window is forgotten', async () => {
 		const [message] = sent(1, { hoursAgo: 12 });
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
-		sent(1); // a newer message: the failed one is below the mark, settled
 		const trigger = await activate();
 		const settled = () =>
 			(
@@ -417,7 +414,7 @@ describe('SMS Messaging Trigger: activation', () => {
 
 	test('a followed message absent from two complete readings below its id is no longer followed', async () => {
 		const [gone] = sent(1, { hoursAgo: 30 });
-		for (const m of sent(300, { hoursAgo: 2 })) ctx.sim.setSmsStatus(m.id, 'DELIVERED');
+		for (const m of sent(300)) ctx.sim.setSmsStatus(m.id, 'DELIVERED');
 		const [recent] = sent(1);
 		const trigger = await activate();
 		// It leaves the list (deleted on the API's side, or no longer matching the filters).

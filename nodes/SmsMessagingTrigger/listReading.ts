@@ -34,9 +34,10 @@ export interface Reading {
 	 */
 	covers(id: number): boolean;
 	/**
-	 * Whether the reading saw every record from its newest down to `downTo` (and to one sent
-	 * `sentBefore` or more before the newest): it reached them, or the list ended on a page with records. An empty page proves nothing (a lagging replica answers
-	 * an empty 200), so a reading that ends on one is not complete.
+	 * Whether the reading saw every record from its newest down to `downTo` and to one sent by
+	 * `sentBy`: it reached them, or the list ended on a page with records. An empty page proves
+	 * nothing (a lagging replica answers an empty 200), so a reading that ends on one is not
+	 * complete.
 	 */
 	complete: boolean;
 	/**
@@ -49,7 +50,7 @@ export interface Reading {
 
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
- * (an id) or to its end (the walker's last page, or a page sent before the window). With an
+ * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a page sent before the window). With an
  * overlap, consecutive pages share records, so the reading sees every record that stays in the list
  * however many others leave it meanwhile (up to the overlap between two pages); where they do not
  * meet, the ids in between are not covered.
@@ -57,14 +58,14 @@ export interface Reading {
 export async function readList(
 	read: PageRead,
 	{
-		downTo = -Infinity,
-		sentBefore,
+		downTo,
+		sentBy,
 		overlap = 0,
 		windowStart = -Infinity,
 	}: {
 		downTo?: number;
-		/** Read on to a record sent this long (ms) or more before the newest record read. */
-		sentBefore?: number;
+		/** Read on to a record sent at or before this moment (ms). */
+		sentBy?: number;
 		overlap?: number;
 		/**
 		 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
@@ -76,8 +77,10 @@ export async function readList(
 	const records = new Map<number, IDataObject>();
 	const covered: Array<[number, number]> = [];
 	let lowest = Infinity;
-	let newestAt = -Infinity;
-	let oldEnough = sentBefore === undefined;
+	// Without `downTo` nor `sentBy`, to the end of the list.
+	const end = downTo === undefined && sentBy === undefined;
+	let reachedId = downTo === undefined;
+	let reachedSent = sentBy === undefined;
 	let complete = false;
 	let met = true;
 	await walkPages(
@@ -99,12 +102,9 @@ export async function readList(
 			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
 			if (!first && Math.max(...ids) < lowest) met = false;
 			lowest = Math.min(lowest, ...ids);
-			if (!oldEnough) {
-				const times = content.map(sentAtOf).filter((at) => !Number.isNaN(at));
-				newestAt = Math.max(newestAt, ...times);
-				oldEnough = times.some((at) => at <= newestAt - sentBefore!);
-			}
-			complete = ended || (lowest <= downTo && oldEnough);
+			reachedId ||= lowest <= downTo!;
+			reachedSent ||= content.some((record) => sentAtOf(record) <= sentBy!);
+			complete = ended || (!end && reachedId && reachedSent);
 			return complete;
 		},
 		{

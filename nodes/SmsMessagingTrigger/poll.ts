@@ -20,20 +20,16 @@ const IN_FLIGHT_OVERLAP = 3;
 
 /**
  * How long after it was sent a message may take to be listed (commits that land out of id order, a
- * lagging replica): a list that holds a message sent this long before its newest one holds every
- * message with a lower id, so `top` goes no higher than such a message (docs/trigger.md).
+ * lagging replica, the API's clock a little behind n8n's): every message with a lower id than one
+ * sent this long before a poll is listed by then, so `top` goes no higher (docs/trigger.md).
  */
 const LISTING_LAG_MS = 10 * 60_000;
 
-/**
- * The highest id of `records` (a reading of the list of every status from its newest) that the
- * API has surely listed every lower id below: one sent LISTING_LAG_MS or more before the newest.
- */
-function listedBelow(records: IDataObject[]): number {
-	const newestAt = Math.max(...records.map(sentAtOf).filter((at) => !Number.isNaN(at)));
+/** The highest id of `records` sent at or before `by` (ms): 0 when there is none. */
+function listedBelow(records: IDataObject[], by: number): number {
 	let top = 0;
 	for (const record of records) {
-		if (sentAtOf(record) <= newestAt - LISTING_LAG_MS) top = Math.max(top, Number(record.id));
+		if (sentAtOf(record) <= by) top = Math.max(top, Number(record.id));
 	}
 	return top;
 }
@@ -136,15 +132,14 @@ async function pollOnce(
 		lastFull === undefined ||
 		!(now - lastFull < watch.fullReadingMs && now >= lastFull);
 
+	/** Every message with a lower id than one sent by then is listed now. */
+	const listedBy = now - LISTING_LAG_MS;
 	let marks: Marks;
 	let newest: Reading | undefined;
 	if (recording) {
-		// The newest messages, down to one sent a listing lag before the newest: the mark.
-		newest = await readList(reader({}), {
-			sentBefore: LISTING_LAG_MS,
-			windowStart: watch.startMs,
-		});
-		const top = listedBelow(newest.records);
+		// The newest messages, down to one sent a listing lag before the poll: the mark.
+		newest = await readList(reader({}), { sentBy: listedBy, windowStart: watch.startMs });
+		const top = listedBelow(newest.records, listedBy);
 		marks = { top, since: top };
 	} else {
 		marks = { top: remembered.top!, since: remembered.since! };
@@ -256,7 +251,7 @@ async function pollOnce(
 		}
 		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
 		// short; those above it stay followed, whatever their status, until the mark passes them.
-		if (reading.complete) top = Math.max(top, listedBelow(reading.records));
+		if (reading.complete) top = Math.max(top, listedBelow(reading.records, listedBy));
 		// A followed message absent from two complete readings below its id (gone from the list, or
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
 		for (const id of missing) {
