@@ -50,10 +50,10 @@ export interface Reading {
 
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
- * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a page sent before the window). With an
- * overlap, consecutive pages share records, so the reading sees every record that stays in the list
- * however many others leave it meanwhile (up to the overlap between two pages); where they do not
- * meet, the ids in between are not covered.
+ * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a
+ * page sent before the window). With an overlap, consecutive pages share records, so the reading
+ * sees every record that stays in the list however many others leave it meanwhile (up to the
+ * overlap between two pages); where they do not meet, the ids in between are not covered.
  */
 export async function readList(
 	read: PageRead,

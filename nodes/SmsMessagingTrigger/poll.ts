@@ -268,9 +268,8 @@ async function pollOnce(
 	if (!stillHeld()) return null;
 	// A recording that may have missed a message in flight or a failed one (pages that did not
 	// meet, an empty page) is not written: the next poll records again. Every message it missed
-	// would be taken for delivered.
-	// The list of every status only grows while it is read (newer messages push it down): its
-	// reading needs only to be complete, or empty.
+	// would be taken for delivered. The list of every status only grows while it is read (newer
+	// messages push it down): its reading needs only to be complete, or empty.
 	const newestRead = newest && (newest.complete || newest.records.length === 0);
 	if (recording && !(recordings.every((reading) => reading.whole) && newestRead)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
