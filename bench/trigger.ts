@@ -207,9 +207,10 @@ ${table(failedOnly)}
 
 - A poll reads the in-flight lists whole (\`PENDING\`, \`SENT\`; their pages overlap by 3
   records, so a message leaving them while they are read moves no other past a page), then the
-  list of every status ("any") newest first down to the newest message already looked at and to
-  the oldest followed message that left the in-flight lists. The activation and a full reading
-  also read the \`FAILED\` list whole (the activation first asks for the newest message only); the
+  list of every status ("any") newest first down to the high-water mark (the newest message sent
+  10 minutes or more before the poll) and to the oldest followed message that left the in-flight
+  lists. The activation and a full reading also read the \`FAILED\` list whole (the activation
+  first reads the newest messages down to one sent 10 minutes or more before); the
   \`DELIVERED\` list is never read.
 - An in-flight list that answers empty while messages last seen in it are unaccounted for is asked
   once more (one request); if it answers empty again, every message followed is looked for in the

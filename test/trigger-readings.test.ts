@@ -274,11 +274,15 @@ function seeded(seed: number) {
 	};
 }
 
-/** One history: what to watch, and whether n8n makes a new poll context for every poll. */
+/**
+ * One history: what to watch, whether n8n makes a new poll context for every poll, and whether
+ * new messages are sent at the poll clock's time and some listed late (after newer ones).
+ */
 interface History {
 	seed: number;
 	statuses: string[];
 	contextPerPoll: boolean;
+	late?: boolean;
 }
 
 /** 44 histories: the four watch sets, each with one context per activation and one per poll. */
@@ -293,6 +297,13 @@ const HISTORIES: History[] = Array.from({ length: 44 }, (_, i) => ({
 	contextPerPoll: Math.floor(i / 4) % 2 === 1,
 }));
 
+/** 16 histories where a new message is often listed after newer ones, for up to 8 minutes. */
+const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
+	...history,
+	seed: history.seed + 100,
+	late: true,
+}));
+
 /**
  * Runs one random history: messages sent, delivered, failing, sent again; while polls read, the
  * list changes, answers come back empty (a well-formed 200 with no records), pages fail (500) or
@@ -302,7 +313,7 @@ const HISTORIES: History[] = Array.from({ length: 44 }, (_, i) => ({
  * a move between two outcome statuses (DELIVERED to FAILED), which only a full reading sees, by
  * the full reading at the end.
  */
-async function runHistory({ seed, statuses, contextPerPoll }: History) {
+async function runHistory({ seed, statuses, contextPerPoll, late = false }: History) {
 	const random = seeded(seed);
 	const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
 	const parameters = { statuses };
@@ -335,6 +346,12 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 	);
 	const emitted: string[] = [];
 	const problems: string[] = [];
+	let minutes = 0;
+	let round = 0;
+	/** The clock at the start: a poll's clock is `minutes` later. */
+	const start = Date.now();
+	/** Messages the lists leave out for now, each with the round it is listed again at. */
+	const unlisted = new Map<number, number>();
 	const setStatus = (id: number, status: string) => {
 		ctx.sim.setSmsStatus(id, status);
 		if (!atActivation.has(`${id}:${status}`)) gained.add(`${id}:${status}`);
@@ -348,7 +365,14 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 		const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
 		if (roll < 0.2) {
 			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
-			const { id } = message(status, 0);
+			// Sent a minute after the last poll's clock; listed one or two polls late (8 minutes at
+			// most after it was sent), once newer messages are.
+			const sentAt = start + (minutes + 1) * MINUTE_MS;
+			const { id } = message(status, late ? (Date.now() - sentAt) / HOUR_MS : 0);
+			if (late && random() < 0.4) {
+				ctx.sim.setListed(id, false);
+				unlisted.set(id, round + 1 + Math.floor(random() * 2));
+			}
 			gained.add(`${id}:${status}`);
 			if (!IN_FLIGHT.includes(status)) outcomeSinceSeen.add(id);
 		} else if (roll < 0.3) {
@@ -367,14 +391,22 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 			if (failed.length) setStatus(pick(failed).id, 'SENT');
 		}
 	};
-	/** What is due: every watched status a message is in now and reached since the activation. */
+	/**
+	 * What is due: every watched status a message is in now and reached since the activation, once
+	 * the message is listed.
+	 */
 	const due = () =>
 		ctx.sim.sms
+			.filter((m) => !unlisted.has(m.id))
 			.map((m) => `${m.id}:${m.status}`)
 			.filter((pair) => gained.has(pair) && statuses.includes(pair.split(':')[1]));
 
-	let minutes = 0;
-	for (let round = 0; round < 30; round++) {
+	for (; round < 30; round++) {
+		for (const [id, at] of unlisted) {
+			if (at > round) continue;
+			ctx.sim.setListed(id, true);
+			unlisted.delete(id);
+		}
 		const changes = Math.floor(random() * 6);
 		for (let i = 0; i < changes; i++) change();
 		// Things that happen while a poll reads the list.
@@ -405,7 +437,9 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 		const clean = ctx.sim.faults.length === 0;
 		// A clean poll sees every message in flight, and follows it from then on.
 		if (clean) {
-			for (const m of ctx.sim.sms) if (IN_FLIGHT.includes(m.status)) outcomeSinceSeen.delete(m.id);
+			for (const m of ctx.sim.sms) {
+				if (IN_FLIGHT.includes(m.status) && !unlisted.has(m.id)) outcomeSinceSeen.delete(m.id);
+			}
 		}
 		minutes += 3;
 		const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
@@ -432,7 +466,9 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 			emitted.push(...emittedPairs(trigger.atActivation));
 		}
 	}
-	// A full reading, then one more poll, with nothing going wrong.
+	// Every message listed; a full reading, then one more poll, with nothing going wrong.
+	for (const id of unlisted.keys()) ctx.sim.setListed(id, true);
+	unlisted.clear();
 	for (const after of [16, 17]) {
 		emitted.push(
 			...emittedPairs(await later((minutes + after) * MINUTE_MS, async () => await trigger.poll())),
@@ -456,6 +492,18 @@ async function runHistory({ seed, statuses, contextPerPoll }: History) {
 
 describe('SMS Messaging Trigger: random histories against a model', () => {
 	test.each(HISTORIES)(
+		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
+		async (history) => {
+			const { problems, due } = await runHistory(history);
+			expect(problems).toEqual([]);
+			expect(due).toBeGreaterThan(5);
+		},
+		60_000,
+	);
+});
+
+describe('SMS Messaging Trigger: random histories with messages listed late', () => {
+	test.each(LATE_HISTORIES)(
 		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
 		async (history) => {
 			const { problems, due } = await runHistory(history);

@@ -58,11 +58,11 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// A recording: the newest message of every status (every message up to it is looked at),
-		// then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
+		// A recording: the newest messages of every status, down to one sent 10 minutes or more
+		// before (every message up to it is looked at and listed), then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
 		// before today. The DELIVERED list is not read.
 		expect(smsQueries()).toEqual([
-			{ 'start-date': utcDay(3), page: '1', records: '1' },
+			{ 'start-date': utcDay(3), page: '1', records: '100' },
 			...['PENDING', 'SENT', 'FAILED'].map((status) => ({
 				status,
 				'start-date': utcDay(3),
@@ -156,6 +156,30 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		]);
 		expect((await trigger.poll()).items).toBeNull();
 	});
+
+	test.each([0, 8])(
+		'a message listed after a newer one (both sent %i minutes ago) is still emitted in each status, once',
+		async (minutesAgo) => {
+			const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
+			const pairs = (items: Array<{ json: Record<string, unknown> }> | null) =>
+				(items ?? []).map((item) => `${String(item.json.id)}:${String(item.json.status)}`);
+			// Two messages sent at once; the older one's commit lands after the newer one's, so the
+			// lists show the newer one first.
+			const [older, newer] = sent(2, { hoursAgo: minutesAgo / 60 });
+			ctx.sim.setListed(older.id, false);
+			expect(pairs((await trigger.poll()).items)).toEqual([`${newer.id}:SENT`]);
+			ctx.sim.setListed(older.id, true);
+			expect(pairs((await trigger.poll()).items)).toEqual([`${older.id}:SENT`]);
+			ctx.sim.setSmsStatus(older.id, 'DELIVERED');
+			ctx.sim.setSmsStatus(newer.id, 'DELIVERED');
+			expect(pairs((await trigger.poll()).items)).toEqual([
+				`${older.id}:DELIVERED`,
+				`${newer.id}:DELIVERED`,
+			]);
+			expect((await trigger.poll()).items).toBeNull();
+			expect((await later(20 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		},
+	);
 
 	test('a status not watched is never emitted', async () => {
 		const trigger = await activate({ statuses: ['DELIVERED'] });

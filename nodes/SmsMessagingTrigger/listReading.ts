@@ -4,6 +4,9 @@ import { MAX_PAGE_SIZE } from '../shared/list';
 import { walkPages, type PageRead } from '../shared/pageWalker';
 import { sentSince } from '../shared/sentWindow';
 
+/** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
+export const sentAtOf = (record: IDataObject): number => Date.parse(String(record.sentAt));
+
 /** The smallest page asked for when choosing a page size that makes two pages overlap. */
 const MIN_OVERLAP_PAGE = 50;
 
@@ -31,9 +34,10 @@ export interface Reading {
 	 */
 	covers(id: number): boolean;
 	/**
-	 * Whether the reading saw every record from its newest down to `downTo`: it reached `downTo`, or
-	 * the list ended on a page with records. An empty page proves nothing (a lagging replica answers
-	 * an empty 200), so a reading that ends on one is not complete.
+	 * Whether the reading saw every record from its newest down to `downTo` and to one sent by
+	 * `sentBy`: it reached them, or the list ended on a page with records. An empty page proves
+	 * nothing (a lagging replica answers an empty 200), so a reading that ends on one is not
+	 * complete.
 	 */
 	complete: boolean;
 	/**
@@ -46,19 +50,22 @@ export interface Reading {
 
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
- * (an id) or to its end (the walker's last page, or a page sent before the window). With an
- * overlap, consecutive pages share records, so the reading sees every record that stays in the list
- * however many others leave it meanwhile (up to the overlap between two pages); where they do not
- * meet, the ids in between are not covered.
+ * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a
+ * page sent before the window). With an overlap, consecutive pages share records, so the reading
+ * sees every record that stays in the list however many others leave it meanwhile (up to the
+ * overlap between two pages); where they do not meet, the ids in between are not covered.
  */
 export async function readList(
 	read: PageRead,
 	{
-		downTo = -Infinity,
+		downTo,
+		sentBy,
 		overlap = 0,
 		windowStart = -Infinity,
 	}: {
 		downTo?: number;
+		/** Read on to a record sent at or before this moment (ms). */
+		sentBy?: number;
 		overlap?: number;
 		/**
 		 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
@@ -70,6 +77,10 @@ export async function readList(
 	const records = new Map<number, IDataObject>();
 	const covered: Array<[number, number]> = [];
 	let lowest = Infinity;
+	// Without `downTo` nor `sentBy`, to the end of the list.
+	const end = downTo === undefined && sentBy === undefined;
+	let reachedId = downTo === undefined;
+	let reachedSent = sentBy === undefined;
 	let complete = false;
 	let met = true;
 	await walkPages(
@@ -91,7 +102,9 @@ export async function readList(
 			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
 			if (!first && Math.max(...ids) < lowest) met = false;
 			lowest = Math.min(lowest, ...ids);
-			complete = ended || lowest <= downTo;
+			reachedId ||= lowest <= downTo!;
+			reachedSent ||= content.some((record) => sentAtOf(record) <= sentBy!);
+			complete = ended || (!end && reachedId && reachedSent);
 			return complete;
 		},
 		{

@@ -7,7 +7,7 @@ import { sharedLimiter } from '../shared/limiter';
 import type { PageRead } from '../shared/pageWalker';
 import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
-import { readList, type Reading } from './listReading';
+import { readList, sentAtOf, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
@@ -20,6 +20,22 @@ import { readWatch, type Watch } from './watch';
 const IN_FLIGHT_OVERLAP = 3;
 
 /**
+ * How long after it was sent a message may take to be listed (commits that land out of id order, a
+ * lagging replica, the API's clock a little behind n8n's): every message with a lower id than one
+ * sent this long before a poll is listed by then, so `top` goes no higher (docs/trigger.md).
+ */
+const LISTING_LAG_MS = 10 * 60_000;
+
+/** The highest id of `records` sent at or before `by` (ms): 0 when there is none. */
+function listedBelow(records: IDataObject[], by: number): number {
+	let top = 0;
+	for (const record of records) {
+		if (sentAtOf(record) <= by) top = Math.max(top, Number(record.id));
+	}
+	return top;
+}
+
+/**
  * What the trigger remembers between polls, in the workflow's static data: small whatever the
  * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
  * day leaves the window; a followed message also when a reading sees it in an outcome status, or
@@ -28,11 +44,14 @@ const IN_FLIGHT_OVERLAP = 3;
 interface Remembered extends PollSession {
 	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
 	scope?: string;
-	/** Every message up to this id has been looked at in the list of every status. */
+	/**
+	 * Every message up to this id has been looked at in the list of every status, and the API lists
+	 * no more of them (LISTING_LAG_MS).
+	 */
 	top?: number;
 	/** `top` at the poll that recorded (the first one for this scope). */
 	since?: number;
-	/** The messages followed: in flight at the last poll, or above `top` (KnownMessages). */
+	/** The messages followed: in flight at the last poll, or above `top` whatever their status. */
 	followed?: StoredMessages;
 	/** The exceptions to the rule for the messages up to `top`: the failed ones above all. */
 	settled?: StoredMessages;
@@ -120,10 +139,14 @@ async function pollOnce(
 		lastFull === undefined ||
 		!(now - lastFull < watch.fullReadingMs && now >= lastFull);
 
+	/** Every message with a lower id than one sent by then is listed now. */
+	const listedBy = now - LISTING_LAG_MS;
 	let marks: Marks;
+	let newest: Reading | undefined;
 	if (recording) {
-		const [newest] = (await reader({})({ page: 1, size: 1 })).content as IDataObject[];
-		const top = newest ? Number(newest.id) : 0;
+		// The newest messages, down to one sent a listing lag before the poll: the mark.
+		newest = await readList(reader({}), { sentBy: listedBy, windowStart: watch.startMs });
+		const top = listedBelow(newest.records, listedBy);
 		marks = { top, since: top };
 	} else {
 		marks = { top: remembered.top!, since: remembered.since! };
@@ -151,6 +174,11 @@ async function pollOnce(
 		}
 		known.set(id, { ...message, status, day });
 	};
+
+	// At a recording, the messages above the mark are followed from their status now.
+	for (const record of newest?.records ?? []) {
+		if (Number(record.id) > marks.top) observe(record, String(record.status));
+	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
 	// are read is in one of them, or in a list read after.
@@ -228,10 +256,9 @@ async function pollOnce(
 			inList.add(id);
 			if (id > marks.top || known.follows(id)) observe(record, String(record.status));
 		}
-		// Every message up to the newest it saw has been looked at, unless it stopped short.
-		if (reading.complete) {
-			for (const id of inList) top = Math.max(top, id);
-		}
+		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
+		// short; those above it stay followed, whatever their status, until the mark passes them.
+		if (reading.complete) top = Math.max(top, listedBelow(reading.records, listedBy));
 		// A followed message absent from two complete readings below its id (gone from the list, or
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
 		for (const id of missing) {
@@ -248,8 +275,10 @@ async function pollOnce(
 	if (!stillHeld()) return null;
 	// A recording that may have missed a message in flight or a failed one (pages that did not
 	// meet, an empty page) is not written: the next poll records again. Every message it missed
-	// would be taken for delivered.
-	if (recording && !recordings.every((reading) => reading.whole)) return null;
+	// would be taken for delivered. The list of every status only grows while it is read (newer
+	// messages push it down): its reading needs only to be complete, or empty.
+	const newestRead = newest && (newest.complete || newest.records.length === 0);
+	if (recording && !(recordings.every((reading) => reading.whole) && newestRead)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	marks.top = top;
 	const stored = known.store();

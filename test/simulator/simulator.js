@@ -210,6 +210,12 @@ class Simulator {
 		this.deliveries = new Map();
 		/** Counts status changes, so that a cached list is never served after one. */
 		this.revision = 0;
+		/**
+		 * Ids of messages the SMS lists leave out for now: accepted, not listed yet (a commit that
+		 * lands after a newer one's, a lagging replica). GET /sms/{id} still finds them.
+		 * @type {Set<number>}
+		 */
+		this.unlisted = new Set();
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.baseUrl = '';
 		this.sendBaseUrl = '';
@@ -238,6 +244,7 @@ class Simulator {
 		this.inbox = [];
 		this.deliveries = new Map();
 		this.revision = 0;
+		this.unlisted = new Set();
 		// Which sent messages fail: the same ones after every reset.
 		this.deliveryRandom = seededRandom(7);
 		const now = Date.parse('2026-11-20T12:00:00Z');
@@ -331,6 +338,18 @@ class Simulator {
 		};
 		this.sms.push(record);
 		return record;
+	}
+
+	/**
+	 * Leaves a message out of the SMS lists (`listed` false) or lists it again: a message listed
+	 * after newer ones, as an API whose commits land out of order or whose replica lags lists it.
+	 * @param {number} id
+	 * @param {boolean} listed
+	 */
+	setListed(id, listed) {
+		if (listed) this.unlisted.delete(id);
+		else this.unlisted.add(id);
+		this.revision++;
 	}
 
 	/**
@@ -1004,6 +1023,7 @@ class Simulator {
 		const startShift = this.options.startDateAfterDay ? 86_400_000 : 0;
 		const rows = this.sms.filter(
 			(s) =>
+				!this.unlisted.has(s.id) &&
 				(status === null || status === 'all' || s.status === status) &&
 				(start === undefined || Date.parse(s.sentAt) >= start + startShift) &&
 				(end === undefined || Date.parse(s.sentAt) < end) &&
