@@ -407,9 +407,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const run = await n8n.run(id);
 			expect(run.status).toBe('error');
 			const error = run.resultData.runData['SMS Messaging'][0].error;
-			expect(error?.message).toBe('Authentication failed');
+			expect(error?.message).toBe('Authentication failed [every item of this run]');
 			expect(error?.description).toContain(
-				'Check the API Token field of that credential, or create a new token in your Messaging Service account.',
+				': correct its API Token field, or create a new token in your Messaging Service account and enter that.',
 			);
 			expect(run.raw).not.toContain(secret);
 			const requests = await n8n.simRequests();
