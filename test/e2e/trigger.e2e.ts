@@ -58,7 +58,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			// What the API received: the activation's poll and at least one more, each reading the
 			// lists of the last two days with the X-Service header: the in-flight ones (PENDING,
 			// SENT), the FAILED one at the activation and every full reading, and the list of every
-			// status (no status filter); never the DELIVERED one.
+			// status (no status filter).
 			const control = `${watch.simulatorBaseUrl.replace(/\/api\/v3$/, '')}/__sim/requests`;
 			const requests = (await (await fetch(control)).json()) as Array<{
 				path: string;
@@ -70,7 +70,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			for (const status of ['PENDING', 'SENT', 'FAILED', undefined]) {
 				expect(statuses).toContain(status);
 			}
-			expect(statuses).not.toContain('DELIVERED');
+			// Whether the DELIVERED list is read is not asserted here: in a whole e2e run this log also
+			// holds the other files' requests to the same simulator (Get Many with a status filter);
+			// test/trigger.test.ts counts the trigger's own lists.
 			for (const status of statuses) {
 				expect([undefined, 'PENDING', 'SENT', 'DELIVERED', 'FAILED']).toContain(status);
 			}
