@@ -71,7 +71,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				expect(statuses).toContain(status);
 			}
 			// Whether the DELIVERED list is read is not asserted here: in a whole e2e run this log also
-			// holds the other files' requests to the same simulator (Get Many with a status filter);
+			// holds the other files' requests to the same simulator (one read DELIVERED in a CI run);
 			// test/trigger.test.ts counts the trigger's own lists.
 			for (const status of statuses) {
 				expect([undefined, 'PENDING', 'SENT', 'DELIVERED', 'FAILED']).toContain(status);
