@@ -4,8 +4,7 @@
 import { createHash } from 'crypto';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { answer, APPROVAL_TYPE } from './helpers/approval';
-import { runWorkflow } from './helpers/n8n';
+import { answer, approvalRun, linksSent } from './helpers/approval';
 import { useSimulator } from './helpers/simulator';
 
 process.env.N8N_HMAC_SIGNATURE_SECRET = 'approval-door-test-secret';
@@ -24,26 +23,8 @@ const limitOf = (seconds: number) => ({
 	},
 });
 
-async function waitingRun(options: INodeParameters = {}) {
-	return await runWorkflow({
-		nodeType: APPROVAL_TYPE,
-		parameters: {
-			operation: 'sendAndWait',
-			senderId: 'ACME',
-			number: '={{ $json.phone }}',
-			message: '={{ $json.text }}',
-			options,
-		},
-		items: ORDERS,
-		credentials: ctx.credentials,
-	});
-}
-
-function linksSent(): URL[] {
-	const sent = ctx.sim.requests.filter((r) => r.host === 'send');
-	const { envelopes } = sent[sent.length - 1].body as { envelopes: Array<{ message: string }> };
-	return envelopes.map((envelope) => new URL(envelope.message.split('\n')[1]));
-}
+const waitingRun = (options: INodeParameters = {}) =>
+	approvalRun(ctx.credentials, ORDERS, { options });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,12 +39,12 @@ describe('SMS Messaging Approval: the time limit holds at the door', () => {
 
 	test('an answer after the limit, before n8n resumes the execution: refused, nothing recorded', async () => {
 		const waiting = await waitingRun(limitOf(3));
-		const [link] = linksSent();
+		const [link] = linksSent(ctx.sim);
 		await sleep(3_100);
 		for (const method of ['POST', 'GET'] as const) {
 			const { response, resumed } = await answer(waiting, {
 				method,
-				link: link.href,
+				link,
 				body: { approved: 'true' },
 			});
 			expect(resumed).toBeUndefined();
@@ -75,10 +56,10 @@ describe('SMS Messaging Approval: the time limit holds at the door', () => {
 
 	test('an answer within the limit is recorded', async () => {
 		const waiting = await waitingRun(limitOf(60));
-		const [, link] = linksSent();
+		const [, link] = linksSent(ctx.sim);
 		const { items } = await answer(waiting, {
 			method: 'POST',
-			link: link.href,
+			link,
 			body: { approved: 'true' },
 		});
 		expect(items!.map((item) => item.json)).toEqual([
@@ -91,8 +72,8 @@ describe('SMS Messaging Approval: the execution’s data makes no link', () => {
 	test('it holds each code’s SHA-256, never the code nor a key that makes one', async () => {
 		const waiting = await waitingRun();
 		const stored = JSON.stringify(waiting.run.data);
-		for (const link of linksSent()) {
-			const code = link.searchParams.get('k')!.split('.')[1];
+		for (const link of linksSent(ctx.sim)) {
+			const code = new URL(link).searchParams.get('k')!.split('.')[1];
 			expect(stored).not.toContain(code);
 			expect(stored).toContain(createHash('sha256').update(code).digest('base64url'));
 		}

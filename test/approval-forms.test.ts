@@ -3,8 +3,9 @@
 // (a refused one records nothing and names the field), and the typed answer it resumes with.
 import type { INodeParameters } from 'n8n-workflow';
 
-import { answer, APPROVAL_TYPE } from './helpers/approval';
-import { runWorkflow, type RunResult } from './helpers/n8n';
+import { answer, approvalRun, linksSent } from './helpers/approval';
+import { EVERY_FIELD_TYPE } from './helpers/form-fields';
+import type { RunResult } from './helpers/n8n';
 import { useSimulator } from './helpers/simulator';
 
 process.env.N8N_HMAC_SIGNATURE_SECRET = 'approval-forms-test-secret';
@@ -13,39 +14,25 @@ const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
 
-async function waitingRun(extra: INodeParameters) {
-	return await runWorkflow({
-		nodeType: APPROVAL_TYPE,
-		parameters: {
-			operation: 'sendAndWait',
-			senderId: 'ACME',
-			number: '={{ $json.phone }}',
-			message: '={{ $json.text }}',
-			...extra,
-		},
-		items: [
-			{ phone: '254712345678', text: 'Meter M-1 <north>: reading due' },
-			{ phone: '254799000111', text: 'Meter M-2 & south: reading due' },
-		],
-		credentials: ctx.credentials,
-	});
-}
+const METERS = [
+	{ phone: '254712345678', text: 'Meter M-1 <north>: reading due' },
+	{ phone: '254799000111', text: 'Meter M-2 & south: reading due' },
+];
 
-function linksSent(): string[] {
-	const sent = sendRequests();
-	const { envelopes } = sent[sent.length - 1].body as { envelopes: Array<{ message: string }> };
-	return envelopes.map((envelope) => envelope.message.split('\n')[1]);
-}
+const waitingRun = (extra: INodeParameters) => approvalRun(ctx.credentials, METERS, extra);
 
 const post = (waiting: RunResult, body: Record<string, unknown>, recipient = 0) =>
-	answer(waiting, { method: 'POST', link: linksSent()[recipient], body });
+	answer(waiting, { method: 'POST', link: linksSent(ctx.sim)[recipient], body });
 
 describe('Free Text', () => {
 	const freeText = { responseType: 'freeText' };
 
 	test('the page is a form with one text box under the recipient’s own message', async () => {
 		const waiting = await waitingRun(freeText);
-		const { response, resumed } = await answer(waiting, { method: 'GET', link: linksSent()[1] });
+		const { response, resumed } = await answer(waiting, {
+			method: 'GET',
+			link: linksSent(ctx.sim)[1],
+		});
 		expect(resumed).toBeUndefined();
 		const html = response.body!;
 		expect(html).toContain('Meter M-2 &amp; south: reading due');
@@ -80,33 +67,14 @@ describe('Free Text', () => {
 				responseFormButtonLabel: 'Send report',
 			},
 		});
-		const html = (await answer(waiting, { method: 'GET', link: linksSent()[0] })).response.body!;
+		const html = (await answer(waiting, { method: 'GET', link: linksSent(ctx.sim)[0] })).response
+			.body!;
 		expect(html).toContain('<h1>Field &lt;report&gt;</h1>');
 		expect(html).toContain('Tell us what you found');
 		expect(html).not.toContain('Meter M-1');
 		expect(html).toContain('<button type="submit">Send report</button>');
 	});
 });
-
-const EVERY_TYPE = [
-	{ fieldLabel: 'Name', fieldType: 'text', placeholder: 'e.g. Ann', requiredField: true },
-	{ fieldLabel: 'Notes', fieldType: 'textarea' },
-	{ fieldLabel: 'E-mail', fieldType: 'email', requiredField: true },
-	{ fieldLabel: 'Reading', fieldType: 'number', requiredField: true },
-	{ fieldLabel: 'Next visit', fieldType: 'date', requiredField: true },
-	{
-		fieldLabel: 'Seal',
-		fieldType: 'dropdown',
-		fieldOptions: { values: [{ option: 'intact' }, { option: 'broken' }] },
-		requiredField: true,
-	},
-	{
-		fieldLabel: 'Checks',
-		fieldType: 'dropdown',
-		multiselect: true,
-		fieldOptions: { values: [{ option: 'leak' }, { option: 'noise' }, { option: 'none' }] },
-	},
-];
 
 const GOOD = {
 	'field-0': 'Ann <b>',
@@ -119,11 +87,12 @@ const GOOD = {
 };
 
 describe('Custom Form', () => {
-	const byFields = { responseType: 'customForm', formFields: { values: EVERY_TYPE } };
+	const byFields = { responseType: 'customForm', formFields: { values: EVERY_FIELD_TYPE } };
 
 	test('the page: every field type as plain HTML, required ones marked', async () => {
 		const waiting = await waitingRun(byFields);
-		const html = (await answer(waiting, { method: 'GET', link: linksSent()[0] })).response.body!;
+		const html = (await answer(waiting, { method: 'GET', link: linksSent(ctx.sim)[0] })).response
+			.body!;
 		expect(html).toContain('Meter M-1 &lt;north&gt;: reading due');
 		expect(html).toContain('<input type="text" id="field-0" name="field-0" required');
 		expect(html).toContain('placeholder="e.g. Ann"');
@@ -188,7 +157,7 @@ describe('Custom Form', () => {
 		const waiting = await waitingRun({
 			responseType: 'customForm',
 			defineForm: 'json',
-			jsonOutput: JSON.stringify(EVERY_TYPE.slice(3)),
+			jsonOutput: JSON.stringify(EVERY_FIELD_TYPE.slice(3)),
 		});
 		const { items } = await post(waiting, {
 			'field-0': '7',

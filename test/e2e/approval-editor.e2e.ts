@@ -10,6 +10,18 @@ import { lines } from './n8n-rest';
 const docs = path.resolve(__dirname, '../../docs');
 const endpoints = lines()[0];
 
+/** The open node panel and its fields' labels, once its first field shows. */
+async function panelOf(page: Page) {
+	const pane = page.locator('[data-test-id=ndv]');
+	await pane.locator('[data-test-id=parameter-item]').first().waitFor();
+	const labels = (
+		await pane
+			.locator('[data-test-id=parameter-item] label')
+			.evaluateAll((elements) => elements.map((element) => (element.textContent ?? '').trim()))
+	).map((label) => label.replace(/FixedExpression$/, '').trim());
+	return { pane, labels };
+}
+
 describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () => {
 	let browser: Browser;
 	let page: Page;
@@ -37,13 +49,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 		await page.screenshot({ path: path.join(docs, 'editor-approval-example.png') });
 
 		await node.dblclick();
-		const pane = page.locator('[data-test-id=ndv]');
-		await pane.locator('[data-test-id=parameter-item]').first().waitFor();
-		const labels = (
-			await pane
-				.locator('[data-test-id=parameter-item] label')
-				.evaluateAll((elements) => elements.map((element) => (element.textContent ?? '').trim()))
-		).map((label) => label.replace(/FixedExpression$/, '').trim());
+		const { pane, labels } = await panelOf(page);
 		expect(labels).toEqual(
 			expect.arrayContaining([
 				'Credential',
@@ -66,13 +72,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 		});
 		await node.waitFor();
 		await node.dblclick();
-		const pane = page.locator('[data-test-id=ndv]');
-		await pane.locator('[data-test-id=parameter-item]').first().waitFor();
-		const labels = (
-			await pane
-				.locator('[data-test-id=parameter-item] label')
-				.evaluateAll((elements) => elements.map((element) => (element.textContent ?? '').trim()))
-		).map((label) => label.replace(/FixedExpression$/, '').trim());
+		const { pane, labels } = await panelOf(page);
 		expect(labels).toEqual(
 			expect.arrayContaining(['Response Type', 'Define Form', 'Form Fields', 'Options']),
 		);

@@ -2,7 +2,8 @@
 // answer refused and named, a good one typed, as n8n's server parses the form's POST), each
 // recipient's page with their own message, a GET with approved=true that records nothing, and an
 // answer after a 3 s time limit refused before n8n's wait tracker resumes the execution.
-import { codeNode, linearWorkflow, lines, N8n, type WorkflowNode } from './n8n-rest';
+import { EVERY_FIELD_TYPE } from '../helpers/form-fields';
+import { codeNode, linearWorkflow, lines, lineSession, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 
@@ -14,26 +15,6 @@ const ROWS = codeNode(
 		{ json: { phone: '254712000002', text: 'Refund 8,000 EUR to Bob?' } },
 	])};`,
 );
-
-const FIELDS = [
-	{ fieldLabel: 'Name', fieldType: 'text', requiredField: true },
-	{ fieldLabel: 'Notes', fieldType: 'textarea' },
-	{ fieldLabel: 'E-mail', fieldType: 'email', requiredField: true },
-	{ fieldLabel: 'Reading', fieldType: 'number', requiredField: true },
-	{ fieldLabel: 'Next visit', fieldType: 'date', requiredField: true },
-	{
-		fieldLabel: 'Seal',
-		fieldType: 'dropdown',
-		fieldOptions: { values: [{ option: 'intact' }, { option: 'broken' }] },
-		requiredField: true,
-	},
-	{
-		fieldLabel: 'Checks',
-		fieldType: 'dropdown',
-		multiselect: true,
-		fieldOptions: { values: [{ option: 'leak' }, { option: 'noise' }, { option: 'none' }] },
-	},
-];
 
 const GOOD: Array<[string, string]> = [
 	['field-0', 'Ann'],
@@ -61,14 +42,7 @@ const withField = (name: string, value: string) =>
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Approval forms ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Approval forms');
 
 		const approvalNode = (id: string, parameters: Record<string, unknown>): WorkflowNode => ({
 			id,
@@ -158,7 +132,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		test('Custom Form with every field type: each bad answer refused and named, a good one typed', async () => {
 			const { executionId, links } = await started('a1b2c3d4-0000-4000-8000-000000000102', {
 				responseType: 'customForm',
-				formFields: { values: FIELDS },
+				formFields: { values: EVERY_FIELD_TYPE },
 			});
 			const bad: Array<[string, string, string]> = [
 				['field-0', '', 'Name: This field is required.'],

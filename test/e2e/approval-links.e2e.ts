@@ -2,7 +2,7 @@
 // use it: only the wait it was sent for (not another execution's, not an earlier wait of the node
 // in a loop), once, by the recipient whose number the output names; and a time limit never
 // reads as approved, even when the input was approved.
-import { codeNode, lines, N8n, smsNode, type WorkflowNode } from './n8n-rest';
+import { codeNode, lines, lineSession, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const TIMED_OUT = { data: { approved: false }, timedOut: true };
@@ -75,14 +75,7 @@ const post = async (link: string, approved = 'true') =>
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Approval links ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Approval links');
 
 		async function start(workflowId: string) {
 			const workflowData = await n8n.rest<Record<string, unknown>>(

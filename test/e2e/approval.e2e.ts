@@ -1,7 +1,7 @@
 // End to end: SMS Messaging Approval in a real n8n. A workflow sends the SMS and waits; the link is
 // read from the SMS the simulator received and opened as the recipient's phone would: the page,
 // then the button's POST. n8n itself checks the link's signature and resumes the execution.
-import { codeNode, linearWorkflow, lines, N8n, type WorkflowNode } from './n8n-rest';
+import { codeNode, linearWorkflow, lines, lineSession, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const NODE = 'SMS Messaging Approval';
@@ -38,14 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Approval simulator ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Approval simulator');
 
 		/** Starts a saved workflow from its manual trigger; returns the execution id. */
 		async function start(workflowId: string) {

@@ -11,7 +11,7 @@ import {
 	CREATE_SENDER_ID_PER_BRAND,
 	linearWorkflow,
 	lines,
-	N8n,
+	lineSession,
 	outputOf,
 	smsNode,
 	type SimRequest,
@@ -47,14 +47,7 @@ function withErrorOutput(name: string, rows: WorkflowNode, sms: WorkflowNode) {
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s: routing',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Simulator routing ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Simulator routing');
 
 		test('Get Many: Return All per item by expression, the sort preSend, and a 429 waited out for its Retry-After', async () => {
 			// The second request to /sms is refused once, for one second.

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { localN8n } from './lines';
-import { codeNode, lines, N8n, outputOf, smsNode } from './n8n-rest';
+import { codeNode, lines, lineSession, type N8n, outputOf, smsNode } from './n8n-rest';
 
 const ORDERS = Array.from({ length: 30 }, (_, i) => `ORD-${i}`);
 const ROWS =
@@ -42,14 +42,7 @@ function chain(name: string, first: Node, sms: Node) {
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Simulator retries ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Simulator retries');
 
 		/** The references of every envelope the simulator accepted, in the order it accepted them. */
 		const accepted = async () =>

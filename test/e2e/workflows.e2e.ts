@@ -6,7 +6,7 @@ import {
 	CREATE_SENDER_ID_PER_BRAND,
 	linearWorkflow,
 	lines,
-	N8n,
+	lineSession,
 	outputOf,
 	smsNode,
 } from './n8n-rest';
@@ -29,14 +29,7 @@ function workflow(
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
 	(_line, endpoints) => {
-		const n8n = new N8n(endpoints);
-		let credential: { id: string; name: string };
-
-		beforeAll(async () => {
-			await n8n.login();
-			credential = await n8n.createCredential(`Simulator ${Date.now()}`);
-		});
-		beforeEach(async () => await n8n.simReset());
+		const { n8n, credential } = lineSession(endpoints, 'Simulator');
 
 		test(`runs n8n ${endpoints.version} with the package installed as a community node`, async () => {
 			const types = await n8n.nodeTypes();

@@ -4,11 +4,44 @@
 // the webhook's items). n8n's server (packages/cli) is not a dependency; the end-to-end tests run
 // the real one.
 import { WebhookContext, WorkflowExecute } from 'n8n-core';
-import { type IRun, type IWebhookData, type IWebhookResponseData } from 'n8n-workflow';
+import {
+	type INodeParameters,
+	type IRun,
+	type IWebhookData,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
 
-import type { RunResult } from './n8n';
+import type { Simulator } from '../simulator/simulator';
+import { type Credentials, runWorkflow, type RunResult } from './n8n';
 
 export const APPROVAL_TYPE = 'n8n-nodes-sms-messaging.smsMessagingApproval';
+
+/** Send and Wait from ACME to each item's `phone` with its `text`, `parameters` added: the run waits. */
+export async function approvalRun(
+	credentials: Credentials,
+	items: Array<{ phone: string; text: string }>,
+	parameters: INodeParameters = {},
+): Promise<RunResult> {
+	return await runWorkflow({
+		nodeType: APPROVAL_TYPE,
+		parameters: {
+			operation: 'sendAndWait',
+			senderId: 'ACME',
+			number: '={{ $json.phone }}',
+			message: '={{ $json.text }}',
+			...parameters,
+		},
+		items,
+		credentials,
+	});
+}
+
+/** The links of the simulator's last send request, one per envelope, in the request's order. */
+export function linksSent(sim: Simulator): string[] {
+	const sent = sim.requests.filter((request) => request.host === 'send');
+	const { envelopes } = sent[sent.length - 1].body as { envelopes: Array<{ message: string }> };
+	return envelopes.map((envelope) => envelope.message.split('\n')[1]);
+}
 
 /** The parts of Express's response the node uses, recording what it was told. */
 export class RecordedResponse {
