@@ -217,7 +217,9 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		const result = await waitingRun();
 		expect(result.error?.message).toBeDefined();
 		expect(result.error?.message).toMatch(/ \[every item of this run\]$/);
-		expect(result.error?.description).toContain('Not sent (2 messages): items 0-1. These can be sent again.');
+		expect(result.error?.description).toContain(
+			'Not sent (2 messages): items 0-1. These can be sent again.',
+		);
 		expect(result.run.waitTill).toBeUndefined();
 		expect(result.run.status).toBe('error');
 		expect(result.serialized).not.toContain(TOKEN);
@@ -233,17 +235,53 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		expect(sendRequests()).toHaveLength(1);
 	});
 
-	test('one of two messages sent, the other unknown: fails, and says a retry sends the sent one again (the approval keeps no ledger)', async () => {
+	test('one of two messages sent, the other unknown: fails, and says a retry sends nothing', async () => {
 		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
 		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 		const result = await waitingRun();
 		expect(result.run.waitTill).toBeUndefined();
 		const description = result.error?.description ?? '';
 		expect(description).toContain(
-			'Sent and charged (1 message): items 0. Running this node again sends them again.',
+			'Sent and charged (1 message): items 0. A retry of this execution sends nothing; a new execution sends them again.',
 		);
 		expect(description).toContain('May have been sent (1 message): items 1.');
 		expect(description).not.toContain('A retry of this execution skips them');
+	});
+
+	test('Retry On Fail after one of two messages went out: the next tries send nothing and say what went out', async () => {
+		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
+		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
+		const result = await runWorkflow({
+			nodeType: APPROVAL_TYPE,
+			parameters: approval(),
+			items: ORDERS,
+			credentials: ctx.credentials,
+			retryOnFail: { maxTries: 3, waitBetweenTries: 0 },
+		});
+		// The one request that reached the API: the first try's.
+		expect(sendRequests()).toHaveLength(1);
+		expect(result.run.waitTill).toBeUndefined();
+		expect(result.error?.message).toBe(
+			'Not sent again: an earlier try of this run sent messages [every item of this run]',
+		);
+		expect(result.error?.description).toBe(
+			'Sent by an earlier try: items 0.\nMay have been sent by an earlier try: items 1.\nNothing was sent by this try, so that no one gets the message twice. A new execution sends every item again.',
+		);
+	});
+
+	test('Retry On Fail after a send the API refused (nothing went out): the next try sends, and the run waits', async () => {
+		ctx.sim.inject({ host: 'send', status: 401 });
+		const result = await runWorkflow({
+			nodeType: APPROVAL_TYPE,
+			parameters: approval(),
+			items: ORDERS,
+			credentials: ctx.credentials,
+			retryOnFail: { maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(result.error).toBeUndefined();
+		expect(sendRequests().map((request) => request.status)).toEqual([401, 202]);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
+		expect(result.run.waitTill).toBeDefined();
 	});
 
 	test('connection lost after the API processed it, then found in the SMS list: sent, so it waits', async () => {

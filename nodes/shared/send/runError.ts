@@ -26,7 +26,8 @@ const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 /**
  * The run's account, one sentence per outcome: which items were sent (and charged), which may
  * have been, which were not sent and which were not attempted. `retrySkipsSent`: whether the node
- * keeps Send's ledger, so that a retry of the execution does not send the sent items again.
+ * keeps Send's ledger, so that a retry of the execution sends the items that were not sent and
+ * skips the sent ones; otherwise (one request for every item) a retry sends nothing.
  */
 function runSummary(
 	items: Record<SendOutcome, number[]>,
@@ -39,7 +40,7 @@ function runSummary(
 	if (sent.length) {
 		const again = retrySkipsSent
 			? 'A retry of this execution skips them; a new execution sends them again.'
-			: 'Running this node again sends them again.';
+			: 'A retry of this execution sends nothing; a new execution sends them again.';
 		lines.push(`Sent and charged (${messages(sent.length)}): items ${itemRanges(sent)}. ${again}`);
 	}
 	if (unknown.length) {
