@@ -4,7 +4,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { answer, approvalRun, linksSent } from './helpers/approval';
-import { EVERY_FIELD_TYPE } from './helpers/form-fields';
+import { EVERY_FIELD_TYPE } from './helpers/approval-fixtures';
 import type { RunResult } from './helpers/n8n';
 import { useSimulator } from './helpers/simulator';
 

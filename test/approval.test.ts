@@ -41,6 +41,17 @@ async function waitingRun(parameters = approval(), items: object[] = ORDERS) {
 	});
 }
 
+/** The approval with n8n's Retry On Fail, up to `maxTries` tries. */
+async function retriedRun(maxTries: number) {
+	return await runWorkflow({
+		nodeType: APPROVAL_TYPE,
+		parameters: approval(),
+		items: ORDERS,
+		credentials: ctx.credentials,
+		retryOnFail: { maxTries, waitBetweenTries: 0 },
+	});
+}
+
 /** The link n8n made for the waiting node, as the SMS carries it after the message. */
 function linkOf(message: string): URL {
 	const [, link] = message.split('\n');
@@ -251,13 +262,7 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 	test('Retry On Fail after one of two messages went out: the next tries send nothing and say what went out', async () => {
 		ctx.sim.inject({ host: 'send', dropOutgoings: 1 });
 		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
-		const result = await runWorkflow({
-			nodeType: APPROVAL_TYPE,
-			parameters: approval(),
-			items: ORDERS,
-			credentials: ctx.credentials,
-			retryOnFail: { maxTries: 3, waitBetweenTries: 0 },
-		});
+		const result = await retriedRun(3);
 		// The one request that reached the API: the first try's.
 		expect(sendRequests()).toHaveLength(1);
 		expect(result.run.waitTill).toBeUndefined();
@@ -271,13 +276,7 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 
 	test('Retry On Fail after a send the API refused (nothing went out): the next try sends, and the run waits', async () => {
 		ctx.sim.inject({ host: 'send', status: 401 });
-		const result = await runWorkflow({
-			nodeType: APPROVAL_TYPE,
-			parameters: approval(),
-			items: ORDERS,
-			credentials: ctx.credentials,
-			retryOnFail: { maxTries: 2, waitBetweenTries: 0 },
-		});
+		const result = await retriedRun(2);
 		expect(result.error).toBeUndefined();
 		expect(sendRequests().map((request) => request.status)).toEqual([401, 202]);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(2);

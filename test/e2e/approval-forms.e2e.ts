@@ -2,12 +2,18 @@
 // answer refused and named, a good one typed, as n8n's server parses the form's POST), each
 // recipient's page with their own message, a GET with approved=true that records nothing, and an
 // answer after a 3 s time limit refused before n8n's wait tracker resumes the execution.
-import { EVERY_FIELD_TYPE } from '../helpers/form-fields';
-import { codeNode, linearWorkflow, lines, lineSession, type WorkflowNode } from './n8n-rest';
+import { EVERY_FIELD_TYPE, SEND_AND_WAIT } from '../helpers/approval-fixtures';
+import {
+	codeNode,
+	linearWorkflow,
+	lines,
+	lineSession,
+	sleep,
+	until,
+	type WorkflowNode,
+} from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ROWS = codeNode(
 	`return ${JSON.stringify([
@@ -50,24 +56,11 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			type: APPROVAL,
 			typeVersion: 1,
 			parameters: {
-				operation: 'sendAndWait',
-				senderId: 'ACME',
-				number: '={{ $json.phone }}',
-				message: '={{ $json.text }}',
+				...SEND_AND_WAIT,
 				...parameters,
 			},
 			credentials: { smsMessagingApi: credential },
 		});
-
-		async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000) {
-			const deadline = Date.now() + ms;
-			for (;;) {
-				const value = await read().catch(() => undefined);
-				if (value !== undefined && done(value)) return value;
-				if (Date.now() > deadline) throw new Error(`not done: ${JSON.stringify(value)}`);
-				await sleep(300);
-			}
-		}
 
 		const runs = (executionId: string) => n8n.executionRuns(executionId, 'Approval');
 		const finished = (executionId: string, ms?: number) =>

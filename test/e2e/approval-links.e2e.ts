@@ -2,12 +2,10 @@
 // use it: only the wait it was sent for (not another execution's, not an earlier wait of the node
 // in a loop), once, by the recipient whose number the output names; and a time limit never
 // reads as approved, even when the input was approved.
-import { codeNode, lines, lineSession, smsNode, type WorkflowNode } from './n8n-rest';
+import { codeNode, lines, lineSession, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const TIMED_OUT = { data: { approved: false }, timedOut: true };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function approvalNode(
 	name: string,
@@ -91,16 +89,6 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		}
 
 		const runsOf = (executionId: string, node: string) => n8n.executionRuns(executionId, node);
-
-		async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000) {
-			const deadline = Date.now() + ms;
-			for (;;) {
-				const value = await read().catch(() => undefined);
-				if (value !== undefined && done(value)) return value;
-				if (Date.now() > deadline) throw new Error(`not done: ${JSON.stringify(value)}`);
-				await sleep(300);
-			}
-		}
 
 		/**
 		 * The links of the `n`th approval SMS request (0-based) once it has arrived, one per

@@ -9,6 +9,19 @@ export function lines(): LineEndpoints[] {
 	return JSON.parse(fs.readFileSync(STATE_FILE, 'utf8'));
 }
 
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads until `done` says so (a read that fails counts as not done), for up to `ms`. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000) {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const value = await read().catch(() => undefined);
+		if (value !== undefined && done(value)) return value;
+		if (Date.now() > deadline) throw new Error(`not done: ${JSON.stringify(value)}`);
+		await sleep(300);
+	}
+}
+
 /**
  * One line's session for a describe block: a logged-in n8n, a credential of its own on the line's
  * simulator (filled in before the first test) and the simulator reset before each test.

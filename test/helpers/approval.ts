@@ -12,6 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import type { Simulator } from '../simulator/simulator';
+import { SEND_AND_WAIT } from './approval-fixtures';
 import { type Credentials, runWorkflow, type RunResult } from './n8n';
 
 export const APPROVAL_TYPE = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -25,10 +26,7 @@ export async function approvalRun(
 	return await runWorkflow({
 		nodeType: APPROVAL_TYPE,
 		parameters: {
-			operation: 'sendAndWait',
-			senderId: 'ACME',
-			number: '={{ $json.phone }}',
-			message: '={{ $json.text }}',
+			...SEND_AND_WAIT,
 			...parameters,
 		},
 		items,
