@@ -1,8 +1,10 @@
 // End to end: SMS → Send under n8n's own retries in a real n8n, the simulator checked for what it
 // accepted. Retry On Fail on the node, and a failed webhook execution retried through n8n's REST
-// API (as the Executions list does), with the original and with the currently saved workflow.
+// API (as the Executions list does), with the original and with the currently saved workflow; and
+// SMS Messaging Approval's retried execution, which sends nothing again.
 import { randomUUID } from 'node:crypto';
 
+import { SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { localN8n } from './lines';
 import { codeNode, lines, lineSession, type N8n, outputOf, smsNode } from './n8n-rest';
 
@@ -106,17 +108,68 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				expect(await accepted()).toEqual(ORDERS);
 			},
 		);
+
+		test('SMS Messaging Approval: a webhook execution whose send may have gone out in part, retried through the REST API: the retry sends nothing', async () => {
+			const path = `e2e-approval-retry-${randomUUID()}`;
+			const webhook = {
+				id: 'webhook',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				webhookId: randomUUID(),
+				parameters: { path, httpMethod: 'POST', responseMode: 'onReceived', options: {} },
+			};
+			const approval = {
+				id: 'approval',
+				name: 'SMS Messaging',
+				type: 'n8n-nodes-sms-messaging.smsMessagingApproval',
+				typeVersion: 1,
+				webhookId: randomUUID(),
+				parameters: { ...SEND_AND_WAIT, message: '=Ship order {{ $json.order }}?' },
+				credentials: { smsMessagingApi: credential },
+			};
+			const { id } = await n8n.createWorkflow(chain('e2e approval retry', webhook, approval));
+			await localN8n.activateWorkflow(endpoints.n8nUrl, n8n.sessionCookie, id);
+			// The API takes all 30 but answers with 29 outgoings, and its SMS list cannot be read.
+			await n8n.simFault({ host: 'send', dropOutgoings: 1 });
+			await n8n.simFault({ path: '/sms', status: 500, count: 1000 });
+
+			await callWebhook(`${endpoints.n8nUrl}/webhook/${path}`);
+			const failedId = await finished(n8n, id, [], true);
+			expect((await n8n.executionOutput(failedId, 'SMS Messaging')).status).toBe('error');
+			expect(await accepted()).toHaveLength(30);
+
+			await n8n.rest('POST', `/executions/${failedId}/retry`, { loadWorkflow: false });
+			const retriedId = await finished(n8n, id, [failedId], true);
+			const retried = await n8n.rest<{ status: string; data: string }>(
+				'GET',
+				`/executions/${retriedId}`,
+			);
+			expect(retried.status).toBe('error');
+			expect(retried.data).toContain('Not sent again: an earlier try of this run sent messages');
+			// One send request in all: the failed execution's.
+			expect((await n8n.simRequests()).filter((r) => r.host === 'send')).toHaveLength(1);
+		}, 90_000);
 	},
 );
 
-/** The id of the workflow's newest execution not in `known`, once it has finished. */
-async function finished(n8n: N8n, workflowId: string, known: string[]): Promise<string> {
+/**
+ * The id of the workflow's newest execution not in `known`, once it has finished (or, with
+ * `waitingEnds`, also once it waits, as an approval does after its send).
+ */
+async function finished(
+	n8n: N8n,
+	workflowId: string,
+	known: string[],
+	waitingEnds = false,
+): Promise<string> {
+	const pending = waitingEnds ? ['new', 'running'] : ['new', 'running', 'waiting'];
 	const deadline = Date.now() + 60_000;
 	while (Date.now() < deadline) {
 		const [newest] = (await n8n.executionIds(workflowId)).filter((id) => !known.includes(id));
 		if (newest) {
 			const { status } = await n8n.rest<{ status: string }>('GET', `/executions/${newest}`);
-			if (!['new', 'running', 'waiting'].includes(status)) return newest;
+			if (!pending.includes(status)) return newest;
 		}
 		await new Promise((resolve) => setTimeout(resolve, 250));
 	}
