@@ -47,6 +47,27 @@ describe("a proxy's answer is not the API's", () => {
 		}
 	});
 
+	test('an older record of the same number and text whose Sent At cannot be read is not the message: "may have been sent"', async () => {
+		ctx.sim.addSms({
+			recipient: '254710000000',
+			content: 'Order ORD-0 is on its way',
+			status: 'DELIVERED',
+			sentAt: new Date(Date.now() - 3_600_000).toISOString(),
+		});
+		ctx.sim.inject({ path: '/sms', localSentAt: true, count: Infinity });
+		ctx.sim.inject({ host: 'send', proxyStatus: 503 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(sendRequests()).toHaveLength(1);
+		expect(sentRefs()).toEqual([]);
+		expect(String(result.items[0].json.error)).toMatch(/^Delivery unknown/);
+		expect(result.items[0].json.foundInSmsList).toBeUndefined();
+	});
+
 	test("the API's own 503 is still retried: it says the request was refused", async () => {
 		ctx.sim.inject({ host: 'send', status: 503 });
 		const result = await runWorkflow({

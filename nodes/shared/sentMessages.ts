@@ -2,7 +2,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from './list';
 import { pageCount, walkPages, type PageAt } from './pageWalker';
-import { sentSince, startDateFor } from './sentWindow';
+import { provablySentSince, sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from './validation';
 
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
@@ -103,7 +103,7 @@ function matchSentMessages(
 		if (!isSetId(id)) return undefined;
 		const own = groupOf[k]?.byId
 			.get(String(id))
-			?.find((record) => !given.has(record) && sentSince(record, message.since));
+			?.find((record) => !given.has(record) && provablySentSince(record, message.since));
 		if (own) given.add(own);
 		return own;
 	});
@@ -116,7 +116,7 @@ function matchSentMessages(
 		while (group.next < group.records.length && given.has(group.records[group.next])) group.next++;
 		const next = group.records[group.next];
 		// Newest first: when the most recent record left is older than the message, so are the others.
-		if (!next || !sentSince(next, wanted[k].since)) return undefined;
+		if (!next || !provablySentSince(next, wanted[k].since)) return undefined;
 		given.add(next);
 		return next;
 	});
@@ -197,7 +197,7 @@ export async function findSentMessages(
 			seen.add(id);
 			records.push(record);
 			const key = keyOf(record.recipient, record.content);
-			if (!open.has(key) || !sentSince(record, messagesOf.get(key)!.since)) continue;
+			if (!open.has(key) || !provablySentSince(record, messagesOf.get(key)!.since)) continue;
 			const entry = readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
 			entry.count++;
 			if (record.id !== undefined) entry.ids.add(String(record.id));

@@ -41,7 +41,18 @@ export function startDateFor(since: number): string {
 	return utcDay(dayStart(since) - DAY_MS);
 }
 
-/** Whether a record of the list was sent at `since` or later; one whose `sentAt` cannot be read is kept. */
+/**
+ * Whether a record of the list was provably sent at `since` or later: one whose `sentAt` cannot be
+ * read is not (it cannot be told from an older message with the same number and text).
+ */
+export function provablySentSince(record: IDataObject, since: number): boolean {
+	return Date.parse(String(record.sentAt)) >= since;
+}
+
+/**
+ * Whether a reading of the list should go on past a record: it was sent at `since` or later, or
+ * its `sentAt` cannot be read.
+ */
 export function sentSince(record: IDataObject, since: number): boolean {
 	const at = Date.parse(String(record.sentAt));
 	return Number.isNaN(at) || at >= since;

@@ -409,6 +409,10 @@ class Simulator {
 	 * @param {boolean} [fault.foreignIds] send: give each outgoing record an id that is not its SMS
 	 *   record's (the spec does not say the two are the same)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
+	 * @param {boolean} [fault.samePage] lists: serve page 1 whatever page was asked, with
+	 *   last=false and a huge totalPages (a cache in front of the API that ignores `page`)
+	 * @param {boolean} [fault.localSentAt] SMS list: write each record's sentAt as 24.11.2026 10:00
+	 *   (a format Date.parse cannot read)
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {boolean} [fault.noLast] lists: leave `last` out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
@@ -1096,9 +1100,17 @@ class Simulator {
 
 	page(rows, page, asked, fault) {
 		if (fault?.empty) return this.page([], page, asked);
+		if (fault?.samePage) return { content: rows.slice(0, asked), totalPages: 1e9, last: false };
 		const size = fault?.pageSize ?? asked;
 		const totalPages = Math.ceil(rows.length / size);
-		const content = rows.slice((page - 1) * size, page * size);
+		let content = rows.slice((page - 1) * size, page * size);
+		if (fault?.localSentAt) {
+			content = content.map((row) => {
+				const [date, time] = row.sentAt.split('T');
+				const [year, month, day] = date.split('-');
+				return { ...row, sentAt: `${day}.${month}.${year} ${time.slice(0, 5)}` };
+			});
+		}
 		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };
 		if (fault?.noLast) return { content, totalPages };
 		return { content, totalPages, last: page >= totalPages };
