@@ -173,6 +173,19 @@ describe('Custom Form', () => {
 		});
 	});
 
+	test('a field labelled __proto__ keeps its answer as a key of its own', async () => {
+		const waiting = await waitingRun({
+			responseType: 'customForm',
+			defineForm: 'json',
+			jsonOutput: JSON.stringify([{ fieldLabel: '__proto__', fieldType: 'text' }]),
+		});
+		const { items } = await post(waiting, { 'field-0': 'polluted?' });
+		const data = items![0].json.data as object;
+		expect(Object.keys(data)).toEqual(['__proto__']);
+		expect(Object.getOwnPropertyDescriptor(data, '__proto__')?.value).toBe('polluted?');
+		expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+	});
+
 	test.each([
 		['no fields', { formFields: { values: [] } }, /Form Fields: the form has no fields/],
 		[

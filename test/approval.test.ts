@@ -205,6 +205,30 @@ describe('SMS Messaging Approval: refused before anything is sent', () => {
 			ORDERS,
 			/Amount must be a number above 0/,
 		],
+		[
+			'a wait of a billion days (a date past any n8n stores)',
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 1e9, resumeUnit: 'days' },
+					},
+				},
+			}),
+			ORDERS,
+			/^Limit Wait Time: Amount 1000000000 days ends after the year 2999/,
+		],
+		[
+			'a Max Date and Time in the year 3000 (n8n takes it for no limit)',
+			approval({
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'atSpecifiedTime', maxDateAndTime: '3000-06-01T00:00:00Z' },
+					},
+				},
+			}),
+			ORDERS,
+			/^Limit Wait Time: Max Date and Time 3000-06-01T00:00:00.000Z is after the year 2999/,
+		],
 	])(
 		'%s: no request, no wait, an error naming the field',
 		async (_, parameters, items, message) => {

@@ -77,7 +77,8 @@ function check(field: FormField, given: string | string[]): { value?: unknown; p
  * typed values; or, when any field fails, what was given and what is wrong with each field.
  */
 export function checkAnswer(form: FieldsForm, body: IDataObject): Checked {
-	const data: IDataObject = {};
+	// Entries, made an object at the end: a label such as "__proto__" stays a key of its own.
+	const entries: Array<[string, IDataObject[string]]> = [];
 	const given: Given = [];
 	const problems: Array<string | undefined> = [];
 	form.fields.forEach((field, position) => {
@@ -86,8 +87,9 @@ export function checkAnswer(form: FieldsForm, body: IDataObject): Checked {
 		const result =
 			raw === undefined ? { problem: 'Give one value.', value: undefined } : check(field, raw);
 		problems.push(result.problem);
-		if (result.problem === undefined) data[field.label] = result.value as IDataObject[string];
+		if (result.problem === undefined)
+			entries.push([field.label, result.value as IDataObject[string]]);
 	});
 	if (problems.some((problem) => problem !== undefined)) return { ok: false, given, problems };
-	return { ok: true, data };
+	return { ok: true, data: Object.fromEntries(entries) as IDataObject };
 }

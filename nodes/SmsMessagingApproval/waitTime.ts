@@ -4,6 +4,9 @@ import { fieldsOf, isSet, oneOf, requiredText } from '../shared/validation';
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
+/** n8n takes a wait until 3000-01-01 (its WAIT_INDEFINITELY) or later as no limit. */
+const LATEST_END = Date.UTC(3000, 0, 1);
+
 function invalid(
 	this: IExecuteFunctions,
 	message: string,
@@ -48,6 +51,14 @@ export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLi
 				'Set how long to wait for an answer, or remove Limit Wait Time to wait until someone answers.',
 			);
 		}
+		// A day's margin for the send, which the limit counts from.
+		if (now + amount * UNIT_MS[unit] + UNIT_MS.days >= LATEST_END) {
+			throw invalid.call(
+				this,
+				`Limit Wait Time: Amount ${amount} ${unit} ends after the year 2999`,
+				'Set a shorter time, or remove Limit Wait Time to wait until someone answers.',
+			);
+		}
 		return { afterMs: amount * UNIT_MS[unit] };
 	}
 	const text = requiredText(ref('maxDateAndTime', 'Max Date and Time'), limit.maxDateAndTime);
@@ -57,6 +68,13 @@ export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLi
 			this,
 			`Limit Wait Time: Max Date and Time is not a date: ${JSON.stringify(text)}`,
 			'Use a date and time such as 2026-12-31T18:00:00.',
+		);
+	}
+	if (at.getTime() >= LATEST_END) {
+		throw invalid.call(
+			this,
+			`Limit Wait Time: Max Date and Time ${at.toISOString()} is after the year 2999`,
+			'Set an earlier time, or remove Limit Wait Time to wait until someone answers.',
 		);
 	}
 	if (at.getTime() <= now) {
