@@ -50,7 +50,7 @@ async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
 }
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
-	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones only', async () => {
+	test('the first poll after activation emits nothing, reads no outcome list and remembers the messages in flight only; the first full reading learns the failed ones', async () => {
 		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
@@ -59,11 +59,12 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 		expect(trigger.atActivation).toEqual({ items: null });
 		// A recording: the newest messages of every status, down to one sent 10 minutes or more
-		// before (every message up to it is looked at and listed), then the in-flight lists and the FAILED list, at the largest page, from Lookback Days (2)
-		// before today. The DELIVERED list is not read.
+		// before (every message up to it is looked at and listed), then the in-flight lists, at the
+		// largest page, from Lookback Days (2) before today. Neither the DELIVERED nor the FAILED
+		// list is read.
 		expect(smsQueries()).toEqual([
 			{ 'start-date': utcDay(3), page: '1', records: '100' },
-			...['PENDING', 'SENT', 'FAILED'].map((status) => ({
+			...['PENDING', 'SENT'].map((status) => ({
 				status,
 				'start-date': utcDay(3),
 				page: '1',
@@ -74,20 +75,44 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
 		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
 		// the day their message was sent, under the status they were last seen in and the watched
-		// statuses they were emitted (here recorded) in: the message in flight, and the failed one.
-		// The delivered message is not stored: every message up to `top` that is not is delivered.
+		// statuses they were emitted (here recorded) in: the message in flight. The others up to
+		// `top` were delivered or failed, which the first full reading tells (`failedUnread`).
 		const day = utcDay(1 / 24);
-		expect(trigger.staticData).toEqual({
-			'node:SMS Messaging Trigger': {
-				scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
-				top: sentStill.id,
-				since: sentStill.id,
-				followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
-				settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
-				fullReadingAt: expect.any(Number),
-			},
+		const state = () => trigger.staticData['node:SMS Messaging Trigger'];
+		expect(state()).toEqual({
+			scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
+			top: sentStill.id,
+			since: sentStill.id,
+			followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
+			settled: {},
+			fullReadingAt: expect.any(Number),
+			failedUnread: true,
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
+
+		// The first full reading, 15 minutes later, reads the FAILED list (its pages overlap, to
+		// see it whole): the failed message is stored as the recording would have, not emitted.
+		ctx.sim.requests = [];
+		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(smsQueries().map((query) => query.status)).toEqual([
+			'PENDING',
+			'SENT',
+			'FAILED',
+			undefined,
+		]);
+		expect(state()).toEqual({
+			scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
+			top: sentStill.id,
+			since: sentStill.id,
+			followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
+			settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
+			fullReadingAt: expect.any(Number),
+		});
+		// From then on, the delivered one moving to FAILED is a change: the next full reading emits it.
+		ctx.sim.setSmsStatus(delivered.id, 'FAILED');
+		expect(ids((await later(31 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
+			delivered.id,
+		]);
 	});
 
 	test('messages that reach a watched status after it are emitted once, as the list gives them', async () => {
@@ -106,15 +131,15 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// The activation reads the newest message of every status (how far it looks), the in-flight
-		// lists and the FAILED list whole. Each later poll reads the in-flight lists (PENDING, SENT),
+		// The activation reads the newest message of every status (how far it looks) and the
+		// in-flight lists whole. Each later poll reads the in-flight lists (PENDING, SENT),
 		// then the list of every status (no status filter) down to the newest message known and to
 		// the oldest that left the in-flight lists. An in-flight list that answers empty while a
 		// message last seen in it is unaccounted for is asked once more (the third poll: c left
 		// SENT, the last message in it).
 		const poll = ['PENDING', 'SENT', undefined];
 		const askedAgain = ['PENDING', 'SENT', 'SENT', undefined];
-		const activation = [undefined, 'PENDING', 'SENT', 'FAILED'];
+		const activation = [undefined, 'PENDING', 'SENT'];
 		expect(smsQueries().map((q) => q.status)).toEqual(
 			[activation, poll, poll, askedAgain, poll].flat(),
 		);
@@ -186,9 +211,9 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const [message] = sent(1);
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		// The FAILED list is read by the activation (to know a move between outcome statuses), not
-		// by the poll.
-		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(1);
+		// The FAILED list is read by the full readings only (to know a move between outcome
+		// statuses): neither by the activation nor by this poll.
+		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(0);
 	});
 
 	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
@@ -250,6 +275,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 					settled: Record<string, Record<string, string>>;
 				}
 			).settled;
+		// Learnt by the first full reading.
+		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		expect(settled()['FAILED/F']).toEqual({ [utcDay(0.5)]: message.id.toString(36) });
 
 		// Three days on, the message was sent before the window starts.
@@ -496,8 +523,8 @@ describe('SMS Messaging Trigger: activation', () => {
 			activation: 'init',
 		});
 		expect(restarted.atActivation.items).toBeNull();
-		// Only the first activation's requests (the newest message, PENDING, SENT, FAILED).
-		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(4);
+		// Only the first activation's requests (the newest message, PENDING, SENT).
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(3);
 		ctx.sim.requests = [];
 		expect((await later(9 * MINUTE_MS, async () => await restarted.poll())).items).toBeNull();
 		expect(ctx.sim.requests).toHaveLength(0);

@@ -4,6 +4,9 @@ import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 /** The statuses of a message still in flight: it reaches DELIVERED or FAILED from one of them. */
 export const IN_FLIGHT = ['PENDING', 'SENT'];
 
+/** The statuses a message ends in. */
+const OUTCOMES = ['DELIVERED', 'FAILED'];
+
 const LETTERS: Record<string, string> = { PENDING: 'P', SENT: 'S', DELIVERED: 'D', FAILED: 'F' };
 const STATUS_OF = Object.fromEntries(Object.entries(LETTERS).map(([status, l]) => [l, status]));
 
@@ -48,6 +51,13 @@ function decode(stored: StoredMessages | undefined, into: Map<number, Known>) {
  * The followed messages are read from the static data at every poll; the exceptions only when a
  * poll needs them (a full reading, a message seen in flight again), so that a poll's own work
  * grows with the messages in flight and the changes, not with the window.
+ *
+ * A recording does not read the FAILED list: until a full reading has read it whole (`unsure`), a
+ * message up to `since` that is not stored (`unknown`) was DELIVERED or FAILED at the recording,
+ * which is not known. The FAILED ones that reading meets are then stored as the recording would
+ * have stored them; one seen in flight before (sent again under its id) is taken as emitted in
+ * both outcome statuses; and every message up to `since` that a poll looked at is stored, so that
+ * it is never taken for unknown.
  */
 export class KnownMessages {
 	private readonly followed = new Map<number, Known>();
@@ -60,6 +70,8 @@ export class KnownMessages {
 		private readonly startDay: string,
 		/** A recording: nothing is known yet, the rule gives nothing. */
 		private readonly fresh = false,
+		/** The FAILED list was not read whole since the recording. */
+		private unsure = false,
 	) {
 		decode(stored.followed, this.followed);
 		for (const [id, known] of this.followed) if (known.day < startDay) this.followed.delete(id);
@@ -83,7 +95,29 @@ export class KnownMessages {
 	get(id: number): Known | undefined {
 		const known = this.followed.get(id) ?? this.exceptions?.get(id);
 		if (known || id > this.marks.top || this.fresh) return known;
-		return this.settled().get(id) ?? { status: 'DELIVERED', seen: this.byDefault(id), day: '' };
+		const seen = this.unknown(id)
+			? new Set(OUTCOMES.filter((status) => this.watched.has(status)))
+			: this.byDefault(id);
+		return this.settled().get(id) ?? { status: 'DELIVERED', seen, day: '' };
+	}
+
+	/**
+	 * Whether it is not known if a message was DELIVERED or FAILED at the recording: it is up to
+	 * `since`, not stored, and no full reading has read the FAILED list whole since.
+	 */
+	unknown(id: number): boolean {
+		if (!this.unsure || this.fresh || id > this.marks.since || this.followed.has(id)) return false;
+		return !this.settled().has(id);
+	}
+
+	/** Whether the FAILED list was read whole since the recording (see `unknown`). */
+	get failedKnown(): boolean {
+		return !this.unsure;
+	}
+
+	/** A whole reading of the FAILED list: every message up to `since` not stored was DELIVERED. */
+	failedRead(): void {
+		this.unsure = false;
 	}
 
 	set(id: number, known: Known): void {
@@ -148,9 +182,11 @@ export class KnownMessages {
 	 * Whether a message settled in DELIVERED (or gone) needs no entry: it was emitted in exactly
 	 * what the rule gives. One the polls never saw in a watched in-flight status (it was delivered
 	 * between two polls) is an exception, so that it is still emitted in that status if it is ever
-	 * sent again under the same id.
+	 * sent again under the same id. While the FAILED list is unread since the recording, none up to
+	 * `since` is: it would be taken for one not known.
 	 */
 	private isDefault(id: number, seen: string[]): boolean {
+		if (this.unsure && id <= this.marks.since) return false;
 		const byDefault = this.byDefault(id);
 		return seen.length === byDefault.size && seen.every((status) => byDefault.has(status));
 	}

@@ -56,8 +56,14 @@ interface Remembered extends PollSession {
 	settled?: StoredMessages;
 	/** Followed messages a complete reading below their id did not show, once. */
 	absent?: StoredIds;
-	/** When the last full reading started (ms since the epoch). */
+	/** When the last full reading started (ms since the epoch); at a recording, when it recorded. */
 	fullReadingAt?: number;
+	/**
+	 * The recording did not read the FAILED list, and no full reading has read it whole since: a
+	 * message up to `since` that is not stored was DELIVERED or FAILED then (KnownMessages).
+	 * `'empty once'`: the last poll read it whole and empty.
+	 */
+	failedUnread?: true | 'empty once';
 }
 
 type ListReader = (query: IDataObject) => PageRead;
@@ -105,12 +111,13 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
  * What a poll reads: first the in-flight lists (PENDING, SENT) whole, which tells which followed
  * messages left them; then the list of every status, newest first, down to the newest message
  * already looked at (`top`: the new messages, whatever their status) or, when a followed message
- * was not in the in-flight lists, down to it, to see its status. Every Full Reading minutes, and
- * at a recording, the FAILED list is read whole between the two: a message in it that was last
- * seen in another outcome moved there, and one last seen FAILED that is no longer in it moved
- * on, which the cheaper polls cannot see. A recording asks for the newest message only (its
- * `top`), reads the in-flight lists and the FAILED list, and emits nothing: every other message
- * up to `top` is known without being read (KnownMessages).
+ * was not in the in-flight lists, down to it, to see its status. Every Full Reading minutes the
+ * FAILED list is read whole between the two: a message in it that was last seen in another
+ * outcome moved there, and one last seen FAILED that is no longer in it moved on, which the
+ * cheaper polls cannot see. A recording asks for the newest message only (its `top`), reads the
+ * in-flight lists, and emits nothing: every other message up to `top` is known without being
+ * read (KnownMessages); which of them had FAILED is learnt at the first full reading, one Full
+ * Reading interval later.
  */
 async function pollOnce(
 	watch: Watch,
@@ -128,9 +135,9 @@ async function pollOnce(
 		remembered.since === undefined;
 	const lastFull = remembered.fullReadingAt;
 	const full =
-		recording ||
-		lastFull === undefined ||
-		!(now - lastFull < watch.fullReadingMs && now >= lastFull);
+		!recording &&
+		outcomes.length > 0 &&
+		(lastFull === undefined || !(now - lastFull < watch.fullReadingMs && now >= lastFull));
 
 	/** Every message with a lower id than one sent by then is listed now. */
 	const listedBy = now - LISTING_LAG_MS;
@@ -150,20 +157,29 @@ async function pollOnce(
 		marks,
 		watch.startDay,
 		recording,
+		recording ? outcomes.length > 0 : remembered.failedUnread !== undefined,
 	);
 	const absent = recording ? new Map<number, string>() : decodeIds(remembered.absent);
 
 	const found: IDataObject[] = [];
-	/** A record read in `status`: emitted if that status is watched and new for it. */
-	const observe = (record: IDataObject, status: string) => {
+	/**
+	 * A record read in `status`: emitted if that status is watched and new for it. One that failed
+	 * before the recording (`failedBefore`, see KnownMessages.unknown) is taken as it would have
+	 * been recorded, and not emitted.
+	 */
+	const observe = (record: IDataObject, status: string, failedBefore = false) => {
 		const id = Number(record.id);
 		const day = sentDayOf(record, today);
 		// Sent before the window: not watched (it would be forgotten at once and come again).
 		if (day < watch.startDay) return;
-		const message = known.get(id) ?? { status, seen: new Set<string>(), day };
+		const message = (failedBefore ? undefined : known.get(id)) ?? {
+			status,
+			seen: new Set<string>(),
+			day,
+		};
 		if (watched.has(status) && !message.seen.has(status)) {
 			message.seen.add(status);
-			if (!recording) found.push(record);
+			if (!recording && !failedBefore) found.push(record);
 		}
 		known.set(id, { ...message, status, day });
 	};
@@ -213,19 +229,28 @@ async function pollOnce(
 		missing.clear();
 	}
 
-	const recordings: Reading[] = [...inFlightReadings];
-	if (full && outcomes.length > 0) {
-		// A recording reads it with pages that overlap too, to tell that it saw every failed message.
+	/** Whether the next poll reads the FAILED list again: it is not known yet which had failed. */
+	let failedAgain = false;
+	let failedEmpty = false;
+	if (full) {
+		// The first one after a recording reads it with pages that overlap, to tell that it saw every
+		// failed message: each message it finds that is not known failed before the recording.
 		const reading = await readList(reader({ status: 'FAILED' }), {
-			overlap: recording ? IN_FLIGHT_OVERLAP : 0,
+			overlap: known.failedKnown ? 0 : IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
 		});
-		recordings.push(reading);
 		const inList = new Set<number>();
 		for (const record of reading.records) {
-			observe(record, 'FAILED');
+			observe(record, 'FAILED', known.unknown(Number(record.id)));
 			inList.add(Number(record.id));
 		}
+		// One empty answer proves nothing (a lagging replica answers an empty 200): the failed
+		// messages are learnt from a whole reading that found some, or that two polls in a row found
+		// empty; until then every poll reads the list again.
+		const empty = reading.whole && reading.records.length === 0;
+		if (reading.whole && (!empty || remembered.failedUnread === 'empty once')) known.failedRead();
+		failedAgain = !known.failedKnown;
+		failedEmpty = failedAgain && empty;
 		// Last seen FAILED and no longer in the list: sent again, and the list of every status says
 		// where it is now. It is followed until a reading sees it.
 		for (const [id, message] of reading.complete ? known.failed() : []) {
@@ -266,12 +291,12 @@ async function pollOnce(
 	// A poll that held the trigger too long (LEASE_MS) and was taken over leaves the state to the
 	// poll that took over, and emits nothing: that poll reads again what this one read.
 	if (!stillHeld()) return null;
-	// A recording that may have missed a message in flight or a failed one (pages that did not
-	// meet, an empty page) is not written: the next poll records again. Every message it missed
-	// would be taken for delivered. The list of every status only grows while it is read (newer
+	// A recording that may have missed a message in flight (pages that did not meet, an empty
+	// page) is not written: the next poll records again. Every message it missed would be taken
+	// for delivered or failed. The list of every status only grows while it is read (newer
 	// messages push it down): its reading needs only to be complete, or empty.
 	const newestRead = newest && (newest.complete || newest.records.length === 0);
-	if (recording && !(recordings.every((reading) => reading.whole) && newestRead)) return null;
+	if (recording && !(inFlightReadings.every((reading) => reading.whole) && newestRead)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
 	marks.top = top;
 	const stored = known.store();
@@ -283,7 +308,11 @@ async function pollOnce(
 	const stillAbsent = encodeIds(absent, watch.startDay);
 	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
 	else delete remembered.absent;
-	if (full && outcomes.length > 0) remembered.fullReadingAt = now;
+	if (outcomes.length > 0 && (recording || (full && !failedAgain))) {
+		remembered.fullReadingAt = now;
+	}
+	if (known.failedKnown) delete remembered.failedUnread;
+	else remembered.failedUnread = failedEmpty ? 'empty once' : true;
 
 	if (found.length === 0) return null;
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.

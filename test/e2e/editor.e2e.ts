@@ -291,7 +291,8 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 	test('the SMS Messaging Trigger panel shows its fields, and Fetch Test Event shows a message', async () => {
 		const watch = endpoints.triggerWatch!;
 		const triggerCredential = await n8n.createCredential('SMS Messaging (trigger editor)', {
-			apiToken: watch.simulatorToken,
+			// Its own token: the trigger's e2e test tells these reads from the active workflows' polls.
+			apiToken: watch.editorToken,
 			baseUrl: watch.simulatorBaseUrl,
 		});
 		const { id } = await n8n.createWorkflow({

@@ -28,7 +28,13 @@ export interface TriggerWatch {
 	/** When the message was failed, after the activation's polls, in ms since the epoch. */
 	changedAt: number;
 	simulatorBaseUrl: string;
+	/** The token of the credential the two active workflows poll with. */
 	simulatorToken: string;
+	/**
+	 * Another token of the same simulator account, for the editor's Fetch Test Event (editor.e2e.ts):
+	 * the request log tells the active workflows' polls from the editor's reads by the token.
+	 */
+	editorToken: string;
 	/** Set to FAILED right after the activation: the one message an execution must carry. */
 	failedId: number;
 	/** DELIVERED before the activation: recorded, never emitted. */

@@ -29,7 +29,12 @@ export async function startTriggerWatch(
 	endpoints: LineEndpoints,
 	ports: { triggerApi: number; triggerSend: number },
 ): Promise<{ watch: TriggerWatch; stop: () => Promise<void> }> {
-	const simulator = new Simulator({ token: `e2e-trigger-${endpoints.line}-3b9d`, smsRecords: 0 });
+	const editorToken = `e2e-trigger-editor-${endpoints.line}-5e2a`;
+	const simulator = new Simulator({
+		token: `e2e-trigger-${endpoints.line}-3b9d`,
+		otherTokens: [editorToken],
+		smsRecords: 0,
+	});
 	const urls = await simulator.start({ apiPort: ports.triggerApi, sendPort: ports.triggerSend });
 	try {
 		const toFail = simulator.addSms({ recipient: '254711000001', content: 'Your code is 4821' });
@@ -91,6 +96,7 @@ export async function startTriggerWatch(
 				changedAt,
 				simulatorBaseUrl: urls.baseUrl,
 				simulatorToken: simulator.token,
+				editorToken,
 				failedId: toFail.id,
 				deliveredBeforeId: deliveredBefore.id,
 			},

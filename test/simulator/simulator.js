@@ -136,7 +136,9 @@ const LAST = ['Otieno', 'Smith', 'Wang', 'Kariuki', 'Yilmaz', 'Adeyemi', 'Mwangi
 class Simulator {
 	/**
 	 * @param {object} [options]
-	 * @param {string} [options.token] the one valid API token
+	 * @param {string} [options.token] the valid API token
+	 * @param {string[]} [options.otherTokens] further valid API tokens of the same account (a second
+	 *   API key), so that a test can tell which client made a request by the token it sent
 	 * @param {number} [options.balance] credits of the account
 	 * @param {boolean} [options.admin] whether the token belongs to an admin account (userId filter)
 	 * @param {number} [options.smsRecords] seeded SMS records
@@ -701,7 +703,8 @@ class Simulator {
 		const role =
 			host === 'api' && path === '/outgoings/send' && this.options.sendOnApiHost ? 'send' : host;
 		const expectedHeader = role === 'send' ? 'authorization' : 'x-service';
-		if (headers[expectedHeader] !== `Bearer ${this.token}`) {
+		const valid = [this.token, ...(this.options.otherTokens ?? [])];
+		if (!valid.some((token) => headers[expectedHeader] === `Bearer ${token}`)) {
 			const name = role === 'send' ? 'Authorization' : 'X-Service';
 			return this.fail(
 				role,
