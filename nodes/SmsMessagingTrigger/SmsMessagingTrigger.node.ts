@@ -83,7 +83,7 @@ export class SmsMessagingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 1440 },
 						default: 15,
 						description:
-							'Between full readings a poll reads only the messages still in flight (Sent, Pending) and the newest ones, so it costs what changed. A full reading reads the watched statuses over the whole window, to catch what those polls cannot see, such as a message going from Delivered to Failed. 0 reads the whole window at every poll.',
+							'Between full readings a poll reads only the messages still in flight (Sent, Pending) and the newest ones, so it costs what changed. A full reading also reads the Failed list over the window, to catch what those polls cannot see, such as a message going from Delivered to Failed. 0 reads the Failed list at every poll.',
 					},
 				],
 			},
