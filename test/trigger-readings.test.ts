@@ -792,3 +792,33 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 		expect(bytes()).toBeLessThan(64 * 1024);
 	}, 120_000);
 });
+
+describe('SMS Messaging Trigger: records the API lists without an id', () => {
+	test.each([
+		['no id', undefined],
+		['an id that is no number', 'abc'],
+	])(
+		'a record with %s is passed over: the state stays whole, every other change comes once',
+		async (_, id) => {
+			const a = message('SENT');
+			const b = message('SENT');
+			const trigger = await activateTrigger({
+				parameters: { statuses: ['SENT', 'DELIVERED'] },
+				credentials: ctx.credentials,
+				savedBetweenPolls: true,
+			});
+			const c = message('SENT', 0.5);
+			expect(emittedPairs(await trigger.poll())).toEqual([`${c.id}:SENT`]);
+			const broken = message('SENT', 0.5);
+			(broken as { id: unknown }).id = id;
+			const emitted: string[] = [];
+			for (let poll = 0; poll < 2; poll++) emitted.push(...emittedPairs(await trigger.poll()));
+			ctx.sim.setSmsStatus(a.id, 'DELIVERED');
+			ctx.sim.setSmsStatus(b.id, 'DELIVERED');
+			ctx.sim.setSmsStatus(c.id, 'DELIVERED');
+			for (let poll = 0; poll < 2; poll++) emitted.push(...emittedPairs(await trigger.poll()));
+			expect(emitted).toEqual([`${a.id}:DELIVERED`, `${b.id}:DELIVERED`, `${c.id}:DELIVERED`]);
+			expect(JSON.stringify(trigger.staticData)).not.toMatch(/NaN|null/);
+		},
+	);
+});

@@ -7,6 +7,16 @@ import { sentSince } from '../shared/sentWindow';
 /** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
 export const sentAtOf = (record: IDataObject): number => Date.parse(String(record.sentAt));
 
+/**
+ * Whether a record of the list has an id the trigger can follow it by (a whole number above 0); one
+ * without (null, or a broken id) is passed over: it could neither be followed nor emitted once.
+ */
+function identified(record: unknown): record is IDataObject {
+	if (record === null || typeof record !== 'object') return false;
+	const id = Number((record as IDataObject).id);
+	return Number.isSafeInteger(id) && id > 0;
+}
+
 /** The smallest page asked for when choosing a page size that makes two pages overlap. */
 const MIN_OVERLAP_PAGE = 50;
 
@@ -86,13 +96,19 @@ export async function readList(
 	await walkPages(
 		read,
 		(data, { last }) => {
-			const content = data.content as IDataObject[];
+			const served = data.content as unknown[];
+			const content = served.filter(identified);
 			const first = covered.length === 0;
-			if (content.length === 0) {
+			if (served.length === 0) {
 				// An empty first page covers the whole list; a later one nothing that is known.
 				if (first) covered.push([-Infinity, Infinity]);
 				else met = false;
 				return true;
+			}
+			// A page of records without ids covers nothing, and the reading is not complete.
+			if (content.length === 0) {
+				met = false;
+				return last;
 			}
 			const ids = content.map((record) => Number(record.id));
 			const ended = last || content.every((record) => !sentSince(record, windowStart));
