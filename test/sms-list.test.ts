@@ -76,6 +76,20 @@ describe('SMS → Get Many: pagination', () => {
 		expect(queries().map((q) => q.page)).toEqual(['1', '2']);
 	});
 
+	test('a server that ignores the page asked for (the same full page, huge totals): stops at page 4 with an error naming it', async () => {
+		ctx.sim.inject({ path: '/sms', samePage: true, count: Infinity });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Page 4 of the list and the two before it hold only records of earlier pages: the API, or a cache in front of it, does not serve the pages asked for',
+		);
+		expect(result.items).toHaveLength(0);
+		// Pages read ahead within Auto's window (at most 32), none left running.
+		expect(Math.max(...queries().map((q) => Number(q.page)))).toBeLessThanOrEqual(4 + 31);
+	});
+
 	test('a server that reports neither last nor a total stops at the first empty page', async () => {
 		ctx.sim.inject({ path: '/sms', neverLast: true, noTotal: true, count: Infinity });
 		const result = await runWorkflow({

@@ -151,6 +151,23 @@ describe('failures after the request may have reached the API are never retried'
 		expect(sendRequests()).toHaveLength(1);
 	});
 
+	test('a connection reset, then an SMS list that repeats its first page: the lookups end, "may have been sent"', async () => {
+		ctx.sim.inject({ path: '/sms', samePage: true, count: Infinity });
+		// Not processed: the lookup finds nothing on the page the list repeats.
+		ctx.sim.inject({ host: 'send', network: 'reset' });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(2),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(2);
+		for (const item of result.items) expect(String(item.json.error)).toMatch(/^Delivery unknown/);
+		expect(sendRequests()).toHaveLength(1);
+		// Five looks, each ending at page 4 (with at most Auto's window of pages read ahead).
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms').length).toBeLessThanOrEqual(5 * 35);
+	});
+
 	test('a connection reset mid-request: delivery unknown, with the envelopes, and nothing re-sent', async () => {
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });

@@ -822,3 +822,16 @@ describe('SMS Messaging Trigger: records the API lists without an id', () => {
 		},
 	);
 });
+
+describe('SMS Messaging Trigger: a list that repeats its first page', () => {
+	test('the poll fails naming the page, then the next poll goes on', async () => {
+		const messages = Array.from({ length: 150 }, () => message('SENT'));
+		const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
+		ctx.sim.inject({ path: '/sms', samePage: true, count: Infinity });
+		const failed = await trigger.poll();
+		expect(failed.error?.message).toMatch(/^Page 4 of the list and the two before it hold only/);
+		ctx.sim.faults.length = 0;
+		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:DELIVERED`]);
+	});
+});

@@ -21,7 +21,7 @@ import {
 	type ApiOperation,
 } from '../shared/errors';
 import { sharedLimiter } from '../shared/limiter';
-import { checkedPage, collectPages } from '../shared/list';
+import { checkedPage, collectPages, repeatedPagesError } from '../shared/list';
 import type { PageAt } from '../shared/pageWalker';
 import {
 	CREDENTIAL_TYPE,
@@ -313,7 +313,12 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				return checkedPage(node, answer.statusCode, data, page, context);
 			};
 			// As many pages ahead as the window allows now: none waits in line to be read unused.
-			const records = await collectPages(readPage, limit, () => gate.window);
+			const records = await collectPages(
+				readPage,
+				limit,
+				repeatedPagesError(node, 'running it again is safe', itemIndex),
+				() => gate.window,
+			);
 			return records.map((json) => ({
 				json: maskedSmsRecord(json),
 				pairedItem: { item: itemIndex },

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/list';
-import { walkPages, type PageRead } from '../shared/pageWalker';
+import { walkPages, type PageAt, type PageRead } from '../shared/pageWalker';
 import { sentSince } from '../shared/sentWindow';
 
 /** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
@@ -58,6 +58,12 @@ export interface Reading {
 	whole: boolean;
 }
 
+/** A list to read: its pages, and the error when they repeat earlier ones (pageWalker.ts). */
+export interface ListSource {
+	read: PageRead;
+	repeated: (at: PageAt) => Error;
+}
+
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
  * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a
@@ -66,7 +72,7 @@ export interface Reading {
  * overlap between two pages); where they do not meet, the ids in between are not covered.
  */
 export async function readList(
-	read: PageRead,
+	{ read, repeated }: ListSource,
 	{
 		downTo,
 		sentBy,
@@ -126,6 +132,7 @@ export async function readList(
 		{
 			size: MAX_PAGE_SIZE,
 			next: ({ page, size }) => nextPage(page * size, overlap),
+			repeated,
 		},
 	);
 	return {

@@ -4,9 +4,9 @@ import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import type { PageRead } from '../shared/pageWalker';
+import { repeatedPagesError } from '../shared/list';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
-import { readList, sentAtOf, type Reading } from './listReading';
+import { readList, sentAtOf, type ListSource, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
@@ -66,7 +66,7 @@ interface Remembered extends PollSession {
 	failedUnread?: true | 'empty once';
 }
 
-type ListReader = (query: IDataObject) => PageRead;
+type ListReader = (query: IDataObject) => ListSource;
 
 /**
  * One poll. Emits each message newly seen in a watched status once. Only a trigger with nothing
@@ -97,12 +97,14 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 
 	const remembered = this.getWorkflowStaticData('node') as Remembered;
 	return await withLease(remembered, async (renew, stillHeld) => {
-		const reader: ListReader =
-			(query) =>
-			async ({ page, size }) => {
+		const repeated = repeatedPagesError(this.getNode(), 'the next poll reads it again');
+		const reader: ListReader = (query) => ({
+			read: async ({ page, size }) => {
 				renew();
 				return await readPage({ ...watch.query, ...query, page, records: size });
-			};
+			},
+			repeated,
+		});
 		return await pollOnce(watch, reader, remembered, stillHeld);
 	});
 }

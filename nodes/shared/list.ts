@@ -1,7 +1,7 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
 import { unexpectedBodyError, type ApiErrorContext } from './errors';
-import { walkPages, type PageRead } from './pageWalker';
+import { walkPages, type PageAt, type PageRead } from './pageWalker';
 
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -19,6 +19,22 @@ export function checkedPage(
 }
 
 /**
+ * The error of a list whose pages repeat earlier ones (pageWalker.ts): `again` says when it is read
+ * again (a run, the next poll).
+ */
+export function repeatedPagesError(node: INode, again: string, itemIndex?: number) {
+	return ({ page }: PageAt) =>
+		new NodeOperationError(
+			node,
+			`Page ${page} of the list and the two before it hold only records of earlier pages: the API, or a cache in front of it, does not serve the pages asked for`,
+			{
+				itemIndex,
+				description: `The reading stopped there, as it would never reach the end. Reading a list changes nothing; ${again}.`,
+			},
+		);
+}
+
+/**
  * Collects a list's records, up to `limit` (Infinity for all), through the one page walker
  * (pageWalker.ts): every page asked at the same size, the largest (or the Limit when smaller),
  * because the API numbers pages by the size asked for; the last page is trimmed to the Limit.
@@ -27,6 +43,7 @@ export function checkedPage(
 export async function collectPages(
 	read: PageRead,
 	limit: number,
+	repeated: (at: PageAt) => Error,
 	parallel?: () => number,
 ): Promise<IDataObject[]> {
 	const records: IDataObject[] = [];
@@ -36,7 +53,7 @@ export async function collectPages(
 			records.push(...(data.content as IDataObject[]).slice(0, limit - records.length));
 			return records.length >= limit;
 		},
-		{ size: Math.min(MAX_PAGE_SIZE, limit), parallel, records: limit },
+		{ size: Math.min(MAX_PAGE_SIZE, limit), parallel, records: limit, repeated },
 	);
 	return records;
 }

@@ -18,6 +18,9 @@ import type { JsonObject } from 'n8n-workflow';
 //   `records`, the most records wanted) call for are read that many at a time, and still taken in
 //   order; no page is ever left running behind the walk, and no more than `parallel() - 1` are
 //   asked past the one that ends it. Read-ahead is for pages of one size (without `next`).
+// - `repeated(at)`: the error the walk ends with when REPEATS pages in a row hold only records it
+//   has already taken (by id): an API, or a cache in front of it, that ignores the page asked
+//   for would otherwise keep a walk going for ever.
 
 interface PageMetadata {
 	last?: unknown;
@@ -53,6 +56,17 @@ export interface WalkOptions {
 	parallel?: () => number;
 	/** The most records wanted: no page past the one that holds them is read ahead. */
 	records?: number;
+	/** The error when pages repeat what the walk has taken (see the top of this file). */
+	repeated: (at: PageAt) => Error;
+}
+
+/** Pages in a row with no record the walk had not taken that end it: more than any overlap. */
+const REPEATS = 3;
+
+/** What a record is known by in a walk: its id, or the record itself when it has none. */
+function recordKey(record: unknown): string {
+	const id = record !== null && typeof record === 'object' ? (record as JsonObject).id : undefined;
+	return id === undefined ? JSON.stringify(record) : String(id);
 }
 
 /** A count the API gave, if it gave one. */
@@ -99,16 +113,23 @@ type Settled = { data: JsonObject } | { error: unknown };
 export async function walkPages(
 	read: PageRead,
 	take: PageTake,
-	{ size, next, parallel = () => 1, records = Infinity }: WalkOptions,
+	{ size, next, parallel = () => 1, records = Infinity, repeated }: WalkOptions,
 ): Promise<void> {
 	const following =
 		next ?? (({ page, size: pageSize }: PageAt) => ({ page: page + 1, size: pageSize }));
 	// Records of the list up to the end of the pages taken: by count for pages of one size (a
 	// server may serve fewer than asked), by position for pages of several sizes.
 	let seen = 0;
+	const keys = new Set<string>();
+	let repeats = 0;
 	/** Takes a page: true when the walk ends with it. */
 	const taken = (data: JsonObject, at: PageAt): boolean => {
-		const served = (data.content as unknown[]).length;
+		const content = data.content as unknown[];
+		const before = keys.size;
+		for (const record of content) keys.add(recordKey(record));
+		repeats = content.length > 0 && keys.size === before ? repeats + 1 : 0;
+		if (repeats >= REPEATS) throw repeated(at);
+		const served = content.length;
 		seen = next ? (at.page - 1) * at.size + served : seen + served;
 		const last = isLastPage(data, at, seen);
 		return take(data, { ...at, last }) || last;

@@ -132,6 +132,8 @@ export interface FindOptions {
 	readPage: SmsPageReader;
 	/** Pages read at once when the whole window is read (default 1; a limiter's window). */
 	parallel?: () => number;
+	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
+	repeated: (at: PageAt) => Error;
 }
 
 /** The key a record is known by: its id, or the record itself when it has none. */
@@ -155,7 +157,7 @@ const recordKey = (record: IDataObject) =>
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ readPage, parallel }: FindOptions,
+	{ readPage, parallel, repeated }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
@@ -251,11 +253,12 @@ export async function findSentMessages(
 			search = byNumber;
 			return true;
 		},
-		{ size: MAX_PAGE_SIZE, parallel },
+		{ size: MAX_PAGE_SIZE, parallel, repeated },
 	);
 	for (const [number, ofNumber] of search ?? []) {
 		await walkPages(read(number), (data) => add(data) || ofNumber.every((key) => !open.has(key)), {
 			size: MAX_PAGE_SIZE,
+			repeated,
 		});
 	}
 	return result();

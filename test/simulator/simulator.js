@@ -412,7 +412,7 @@ class Simulator {
 	 *   record's (the spec does not say the two are the same)
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.samePage] lists: serve page 1 whatever page was asked, with
-	 *   last=false and a huge totalPages (a cache in front of the API that ignores `page`)
+	 *   last=false and huge totals (a cache in front of the API that ignores `page`)
 	 * @param {boolean} [fault.localSentAt] SMS list: write each record's sentAt as 24.11.2026 10:00
 	 *   (a format Date.parse cannot read)
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
@@ -1012,7 +1012,13 @@ class Simulator {
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
-						totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
+						totalElements: fault?.samePage
+							? 1e9
+							: fault?.noTotal
+								? undefined
+								: fault?.empty
+									? 0
+									: rows.length,
 						last: page.last,
 						numberOfElements: page.content.length,
 						first: q.page === 1,
@@ -1087,7 +1093,13 @@ class Simulator {
 				message: 'Contacts retrieved',
 				data: {
 					content: page.content,
-					totalElements: fault?.noTotal ? undefined : fault?.empty ? 0 : rows.length,
+					totalElements: fault?.samePage
+						? 1e9
+						: fault?.noTotal
+							? undefined
+							: fault?.empty
+								? 0
+								: rows.length,
 					totalPages: page.totalPages,
 					size: q.size,
 					number: q.page,

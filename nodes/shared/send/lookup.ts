@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from '../envelopes';
+import { repeatedPagesError } from '../list';
 import { findSentMessages } from '../sentMessages';
 import { CLOCK_MARGIN_MS } from '../sentWindow';
 import { smsListReader } from '../smsListReader';
@@ -65,6 +66,10 @@ export async function lookUpSent(
 			since,
 		})),
 	];
-	const records = await findSentMessages(wanted, { readPage, parallel: () => gate.window });
+	const records = await findSentMessages(wanted, {
+		readPage,
+		parallel: () => gate.window,
+		repeated: repeatedPagesError(this.getNode(), 'the outcome stays unknown'),
+	});
 	return records.slice(claimed.length);
 }

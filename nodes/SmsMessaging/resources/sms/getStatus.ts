@@ -10,6 +10,7 @@ import {
 import { maskedSmsRecord } from '../../../shared/approvalLink';
 import { errorItem, nodeError } from '../../../shared/errors';
 import { itemParameterReader } from '../../../shared/itemParameters';
+import { repeatedPagesError } from '../../../shared/list';
 import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
 import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/sentWindow';
 import { smsListReader } from '../../../shared/smsListReader';
@@ -221,7 +222,11 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
-			{ readPage, parallel: () => gate.window },
+			{
+				readPage,
+				parallel: () => gate.window,
+				repeated: repeatedPagesError(node, 'running it again is safe', lookups[0].itemIndex),
+			},
 		);
 	} catch (caught) {
 		// The list could not be read: no item has an answer.
