@@ -377,7 +377,9 @@ const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
  * the full reading at the end. The activation does not read which messages had FAILED, the first
  * full reading does: the outcome statuses of a message already DELIVERED or FAILED at the
  * activation whose status changed before that reading (up to the first clean poll at 15 minutes
- * or later) are not checked, but that none is emitted twice (docs/trigger.md).
+ * or later) are not checked, but that none is emitted twice (docs/trigger.md); nor are the
+ * in-flight statuses of a message sent again from an outcome status that no clean poll had seen
+ * SENT before (delivered between two polls, or sent straight into an outcome status).
  */
 async function runHistory({ seed, statuses, contextPerPoll, late = false }: History) {
 	const random = seeded(seed);
@@ -416,10 +418,17 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 	const outcomeAtActivation = new Set(
 		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
 	);
+	/** Messages a clean poll (or the activation) saw in flight, with that status: "id:SENT". */
+	const seenInFlight = new Set(
+		ctx.sim.sms.filter((m) => IN_FLIGHT.includes(m.status)).map((m) => `${m.id}:${m.status}`),
+	);
+	/** Messages sent again from an outcome status that no clean poll had seen SENT before. */
+	const resentUnseen = new Set<number>();
 	/** Whether `pair` is one whose emission the model does not decide (see above). */
 	const undecided = (pair: string) => {
 		const [id, status] = pair.split(':');
-		return beforeFailedRead.has(Number(id)) && !IN_FLIGHT.includes(status);
+		if (IN_FLIGHT.includes(status)) return resentUnseen.has(Number(id));
+		return beforeFailedRead.has(Number(id));
 	};
 	const emitted: string[] = [];
 	const problems: string[] = [];
@@ -466,7 +475,11 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 		} else {
 			// A failed message sent again under the same id: FAILED must not come twice.
 			const failed = inStatus('FAILED');
-			if (failed.length) setStatus(pick(failed).id, 'SENT');
+			if (failed.length) {
+				const { id } = pick(failed);
+				if (!seenInFlight.has(`${id}:SENT`)) resentUnseen.add(id);
+				setStatus(id, 'SENT');
+			}
 		}
 	};
 	/**
@@ -516,7 +529,10 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 		// A clean poll sees every message in flight, and follows it from then on.
 		if (clean) {
 			for (const m of ctx.sim.sms) {
-				if (IN_FLIGHT.includes(m.status) && !unlisted.has(m.id)) outcomeSinceSeen.delete(m.id);
+				if (IN_FLIGHT.includes(m.status) && !unlisted.has(m.id)) {
+					outcomeSinceSeen.delete(m.id);
+					seenInFlight.add(`${m.id}:${m.status}`);
+				}
 			}
 		}
 		minutes += 3;
@@ -790,6 +806,27 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 		expect(count('FAILED')).toBe(pages(6_005, 100));
 		expect(count('DELIVERED')).toBe(0);
 		expect(bytes()).toBeLessThan(64 * 1024);
+	}, 120_000);
+});
+
+describe('SMS Messaging Trigger: the static data with SENT watched', () => {
+	test('60,000 messages, every other one delivered before any poll saw it SENT: the static data stays small', async () => {
+		const trigger = await activateTrigger({
+			parameters: { statuses: ['SENT', 'DELIVERED'] },
+			credentials: ctx.credentials,
+			savedBetweenPolls: true,
+		});
+		const messages = Array.from({ length: 60_000 }, (_, i) =>
+			message(i % 2 === 0 ? 'SENT' : 'DELIVERED', 1),
+		);
+		const first = await later(MINUTE_MS, async () => await trigger.poll());
+		expect(first.items).toHaveLength(60_000);
+		for (const { id, status } of messages)
+			if (status === 'SENT') ctx.sim.setSmsStatus(id, 'DELIVERED');
+		const second = await later(2 * MINUTE_MS, async () => await trigger.poll());
+		expect(second.items).toHaveLength(30_000);
+		// 30,000 ids one apart, were each kept, would take about 90 KB.
+		expect(Buffer.byteLength(JSON.stringify(trigger.staticData))).toBeLessThan(4 * 1024);
 	}, 120_000);
 });
 

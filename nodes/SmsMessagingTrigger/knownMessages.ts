@@ -179,16 +179,20 @@ export class KnownMessages {
 	}
 
 	/**
-	 * Whether a message settled in DELIVERED (or gone) needs no entry: it was emitted in exactly
-	 * what the rule gives. One the polls never saw in a watched in-flight status (it was delivered
-	 * between two polls) is an exception, so that it is still emitted in that status if it is ever
-	 * sent again under the same id. While the FAILED list is unread since the recording, none up to
-	 * `since` is: it would be taken for one not known.
+	 * Whether a message settled in DELIVERED (or gone) needs no entry: it was emitted in DELIVERED
+	 * (when watched) and in nothing the rule does not give. One the polls never saw in a watched
+	 * in-flight status (delivered between two polls) needs none either, so that the static data
+	 * stays small whatever is watched: were it ever sent again under the same id, that status would
+	 * not be emitted (docs/trigger.md). While the FAILED list is unread since the recording, none up
+	 * to `since` is: it would be taken for one not known.
 	 */
 	private isDefault(id: number, seen: string[]): boolean {
 		if (this.unsure && id <= this.marks.since) return false;
 		const byDefault = this.byDefault(id);
-		return seen.length === byDefault.size && seen.every((status) => byDefault.has(status));
+		return (
+			seen.every((status) => byDefault.has(status)) &&
+			(!this.watched.has('DELIVERED') || seen.includes('DELIVERED'))
+		);
 	}
 
 	/**
