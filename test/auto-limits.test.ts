@@ -51,6 +51,39 @@ function expectEveryEnvelopeOnce(count: number, workers = 1) {
 	expect([...times.values()].every((n) => n === workers)).toBe(true);
 }
 
+const refused = (records: Gateway['records']) => records.filter((r) => r.refused);
+
+describe('Auto at a tight limit', () => {
+	test('a token bucket of 20 a second with a burst of 2: at most 8 of 100 requests refused (a refusal holds every request for a second)', async () => {
+		const { gateway, credentials } = await gatewayFor({
+			latencyMs: 50,
+			bucket: { perSecond: 20, burst: 2 },
+		});
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(1000),
+			credentials: credentials(),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(100);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(8);
+		expectEveryEnvelopeOnce(1000);
+	});
+
+	test('one request at a time allowed: at most 5 of 60 requests refused, a refused probe not soon repeated', async () => {
+		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, maxInFlight: 1 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(600),
+			credentials: credentials(),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(60);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(5);
+		expectEveryEnvelopeOnce(600);
+	});
+});
+
 describe('Runs served in turn', () => {
 	test("a Get Many started while a large Send has requests queued: its first page goes out behind at most one round of the Send's", async () => {
 		// 4 in flight at the gateway keeps Auto's window small, so that the Send's 32 workers queue.

@@ -18,8 +18,19 @@ const START_STEP = 0.75;
  * flight here includes answers on their way back, so the API's own count was lower.
  */
 const RECOVER_FACTOR = 0.9;
-/** At or above the threshold the window grows by one every this many round trips. */
+/** At or above the threshold the window grows by one every this many round trips... */
 const PROBE_ROUNDS = 4;
+/**
+ * ...once probing is due: a refusal holds every request of the credential for its Retry-After,
+ * many round trips, so after one the window probes past the level refused only once this many
+ * times the hold went by (a refused probe then costs at most about a ninth of the time), and twice
+ * as long after each refused probe.
+ */
+const PROBE_HOLDS = 8;
+/** The longest wait before probing again. */
+const MAX_PROBE_WAIT_MS = 10 * 60_000;
+/** The hold a refusal is reckoned to cost until one has said (Retry-After's usual 1 s). */
+const DEFAULT_HOLD_MS = 1000;
 /** After an answer much slower than the fastest seen: the window shrinks to this share. */
 const SLOW_FACTOR = 0.9;
 /** An answer counts as slow when it takes more than twice the fastest one plus this. */
@@ -49,10 +60,20 @@ export class AutoControl {
 	private threshold = Infinity;
 	epoch = 0;
 	private fastestMs = Infinity;
+	private holdMs = DEFAULT_HOLD_MS;
+	/** Before this time the window does not grow past the threshold. */
+	private probeAt = 0;
+	private probeWaitMs = 0;
 
 	/** The requests that may be in flight now. */
 	get window(): number {
 		return Math.max(1, Math.min(AUTO_CAP, Math.floor(this.limit)));
+	}
+
+	/** A refusal asked every request to wait `ms`: what the next refusal will cost. */
+	held(ms: number, now: number): void {
+		this.holdMs = ms;
+		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
 	answered(attempt: Attempt, signal: Signal, now: number): void {
@@ -68,6 +89,12 @@ export class AutoControl {
 			this.limit = Math.max(1, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR);
 			this.threshold = below;
 			this.epoch++;
+			// A refusal once probing was due is a refused probe: the next waits twice as long.
+			this.probeWaitMs =
+				this.probeAt > 0 && now >= this.probeAt
+					? Math.min(MAX_PROBE_WAIT_MS, 2 * this.probeWaitMs)
+					: Math.max(this.probeWaitMs, PROBE_HOLDS * this.holdMs);
+			this.probeAt = now + this.holdMs + this.probeWaitMs;
 			return;
 		}
 		const tookMs = now - attempt.startedAt;
@@ -94,11 +121,10 @@ export class AutoControl {
 		}
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (attempt.inFlight * 2 < this.window) return;
-		// Up to the threshold ×1.75 per round trip, then one more every PROBE_ROUNDS round trips.
-		this.limit =
-			this.limit < this.threshold
-				? Math.min(this.threshold, this.limit + START_STEP)
-				: this.limit + 1 / (this.limit * PROBE_ROUNDS);
+		// Up to the threshold ×1.75 per round trip, then, once probing is due, one more every
+		// PROBE_ROUNDS round trips.
+		if (this.limit < this.threshold) this.limit = Math.min(this.threshold, this.limit + START_STEP);
+		else if (now >= this.probeAt) this.limit += 1 / (this.limit * PROBE_ROUNDS);
 		this.limit = Math.min(this.limit, AUTO_CAP);
 	}
 }

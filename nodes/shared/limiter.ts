@@ -48,6 +48,7 @@ export class Pool {
 
 	holdFor(ms: number): void {
 		this.openAt = Math.max(this.openAt, performance.now() + ms);
+		this.control?.held(ms, performance.now());
 	}
 
 	async acquire(queue: Array<() => void>): Promise<Permit> {
