@@ -349,6 +349,11 @@ export type ContenderName = keyof typeof CONTENDERS;
 async function main() {
 	const [name, count, baseUrl, sendBaseUrl, apiToken, batchSize, parallel] = process.argv.slice(2);
 	const credentials = { baseUrl, sendBaseUrl, apiToken };
+	// Several processes measured together (as n8n workers) start at one agreed time.
+	const startAt = Number(process.env.BENCH_START_AT || 0);
+	const lateMs = startAt ? Date.now() - startAt : 0;
+	if (lateMs < 0) await new Promise((resolve) => setTimeout(resolve, -lateMs));
+	const startedAt = Date.now();
 	const started = process.hrtime.bigint();
 	const items = await CONTENDERS[name as ContenderName](
 		Number(count),
@@ -358,7 +363,7 @@ async function main() {
 	);
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
 	process.stdout.write(
-		JSON.stringify({ items, wallMs, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
+		JSON.stringify({ items, wallMs, startedAt, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
 	);
 }
 

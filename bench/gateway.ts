@@ -1,7 +1,7 @@
 // A gateway in front of one host of the API simulator, on 127.0.0.1, as an API's own edge would
 // be: it adds latency to every request it lets through and enforces one limit the node is never
-// told, answering 429 with `Retry-After` (1 s unless told) and the API's error wrapper beyond it,
-// at once. Used by `npm run bench` (the adaptive section) and by the tests of Auto.
+// told (requests in flight, a sliding window of requests per second, or a token bucket), answering
+// 429 with `Retry-After` (1 s unless told) and the API's error wrapper beyond it, at once. Used by `npm run bench` (the adaptive section) and by the tests of Auto.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 
@@ -16,10 +16,21 @@ export interface GatewayOptions {
 	maxInFlight?: number;
 	/** At most this many requests let through in any 1000 ms (a sliding window). */
 	perSecond?: number;
+	/**
+	 * A token bucket: `perSecond` tokens a second, at most `burst` kept (a request takes one), as
+	 * most API gateways limit a rate. It starts full.
+	 */
+	bucket?: { perSecond: number; burst: number };
 	/** The Retry-After of a 429 (default '1'). */
 	retryAfter?: string;
 	/** Answer this status instead of 429 beyond the limit (503 for the backoff tests). */
 	refuseWith?: number;
+	/**
+	 * Paths may start with `/w<n>` (a worker's number), which is removed before the request is
+	 * passed on: one credential spelt differently per worker, so that each has a limiter of its own
+	 * in one process, as n8n workers do in theirs.
+	 */
+	workerPrefix?: boolean;
 	port?: number;
 }
 
@@ -52,6 +63,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const passedAt: number[] = [];
 	let inFlight = 0;
+	let tokens = options.bucket?.burst ?? 0;
+	let filledAt = Date.now();
 	const gateway: Gateway = {
 		origin: '',
 		records: [],
@@ -89,9 +102,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 		req.on('end', () => {
 			const now = Date.now();
 			while (passedAt.length > 0 && passedAt[0] <= now - 1000) passedAt.shift();
+			if (options.bucket) {
+				const { perSecond, burst } = options.bucket;
+				tokens = Math.min(burst, tokens + ((now - filledAt) * perSecond) / 1000);
+				filledAt = now;
+			}
 			const over =
 				(options.maxInFlight !== undefined && inFlight >= options.maxInFlight) ||
-				(options.perSecond !== undefined && passedAt.length >= options.perSecond);
+				(options.perSecond !== undefined && passedAt.length >= options.perSecond) ||
+				(options.bucket !== undefined && tokens < 1);
 			const record: GatewayRecord = {
 				method: req.method ?? 'GET',
 				url: req.url ?? '/',
@@ -103,6 +122,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 			if (over) return refuse(record, res);
 			inFlight++;
 			passedAt.push(now);
+			tokens--;
 			gateway.peak = Math.max(gateway.peak, inFlight);
 			const pass = () => {
 				const upstream = http.request(
@@ -110,7 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 						host: target.hostname,
 						port: target.port,
 						method: req.method,
-						path: req.url,
+						path: options.workerPrefix ? req.url?.replace(/^\/w\d+/, '') : req.url,
 						headers: { ...req.headers, host: target.host },
 						agent,
 					},

@@ -3,8 +3,9 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
-import { CREDENTIAL_TYPE } from '../shared/transport';
+import { sharedLimiter } from '../shared/limiter';
 import { repeatedPagesError } from '../shared/list';
+import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
 import { readList, sentAtOf, type ListSource, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
@@ -80,7 +81,13 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
+	// The poll's reads wait their turn with the credential's other runs (Auto), and a Retry-After
+	// holds them with the others.
 	const readPage = smsListReader.call(this, credentials, {
+		control: {
+			gate: sharedLimiter(credentials.baseUrl, credentials.apiToken),
+			run: new RunProgress(),
+		},
 		again: 'the next poll tries again',
 		namePage: true,
 	});

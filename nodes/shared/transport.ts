@@ -172,7 +172,7 @@ export interface NoAnswer {
 export async function requestLoop(
 	attempt: () => Promise<Answer | NoAnswer>,
 	{ repeatable, policy = DEFAULT_RETRY, apiToken = async () => undefined }: RequestKind,
-	{ gate = new Limiter(false, 1, 1), stopped = () => false, run }: RequestControl = {},
+	{ gate = new Limiter(false, 1), stopped = () => false, run }: RequestControl = {},
 ): Promise<Delivery> {
 	// What this request ends with if the run stops before its next attempt.
 	let ifStopped: Delivery = { outcome: 'notStarted' };

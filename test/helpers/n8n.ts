@@ -44,7 +44,8 @@ import { packageRoot } from './package-root';
  * (NODE_ENV=test) it `require`s the classes; elsewhere (bench/) it instantiates them through a
  * `vm` script that calls the same `require`, as n8n does.
  */
-const loader = new PackageDirectoryLoader(packageRoot());
+// `npm run bench` loads an earlier build of the package from BENCH_PACKAGE_ROOT, beside this one.
+const loader = new PackageDirectoryLoader(process.env.BENCH_PACKAGE_ROOT || packageRoot());
 const PACKAGE_NAME = loader.packageName;
 // loadAll() is async by signature, but in n8n-core 2.x it loads every file before its first
 // await; the exports below need the classes at import time (bench/ adds node types on import,

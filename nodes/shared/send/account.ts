@@ -98,7 +98,7 @@ async function resolveUnknown(
 	this: IExecuteFunctions,
 	accounts: Map<Envelope, Account>,
 	runStartedAt: number,
-	settings: RunPlan['settings'],
+	{ settings, parallelRequests }: { settings: RunPlan['settings']; parallelRequests: number },
 ): Promise<void> {
 	const firstLook = Date.now();
 	for (let look = 0; ; look++) {
@@ -107,7 +107,8 @@ async function resolveUnknown(
 		const wait = look === 0 ? 0 : firstLook + LOOK_AGAIN_AFTER_MS[look - 1] - Date.now();
 		if (wait > 0) await sleep(wait);
 		const last = look === LOOK_AGAIN_AFTER_MS.length;
-		if (!(await lookUp.call(this, accounts, unknown, runStartedAt, settings, last))) return;
+		const thisLook = { settings, parallelRequests, last };
+		if (!(await lookUp.call(this, accounts, unknown, runStartedAt, thisLook))) return;
 		if (last) return;
 	}
 }
@@ -122,8 +123,11 @@ async function lookUp(
 	accounts: Map<Envelope, Account>,
 	unknown: Array<[Envelope, Account]>,
 	runStartedAt: number,
-	settings: RunPlan['settings'],
-	last: boolean,
+	{
+		settings,
+		parallelRequests,
+		last,
+	}: { settings: RunPlan['settings']; parallelRequests: number; last: boolean },
 ): Promise<boolean> {
 	const sent = [...accounts].flatMap(([envelope, account]) =>
 		account.outcome === 'sent'
@@ -142,7 +146,7 @@ async function lookUp(
 		records = await lookUpSent.call(
 			this,
 			unknown.map(([envelope]) => envelope),
-			{ runStartedAt: since, sent, settings },
+			{ runStartedAt: since, sent, settings, parallelRequests },
 		);
 	} catch (caught) {
 		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
@@ -219,6 +223,9 @@ export async function sendAndAccount(
 			where: NOT_ATTEMPTED_WHERE,
 		});
 	}
-	await resolveUnknown.call(this, accounts, runStartedAt, settings);
+	await resolveUnknown.call(this, accounts, runStartedAt, {
+		settings,
+		parallelRequests: options.parallelRequests,
+	});
 	return reports;
 }

@@ -5,7 +5,7 @@ import { repeatedPagesError } from '../list';
 import { findSentMessages } from '../sentMessages';
 import { CLOCK_MARGIN_MS } from '../sentWindow';
 import { smsListReader } from '../smsListReader';
-import { sharedLimiter } from '../limiter';
+import { runLimiter } from '../limiter';
 import { CREDENTIAL_TYPE, RunProgress } from '../transport';
 import type { RequestSettings } from '../requestOptions';
 
@@ -15,7 +15,8 @@ import type { RequestSettings } from '../requestOptions';
  * records sent since `runStartedAt` (when the first try that may have sent them started, less
  * `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number and text take their
  * records first, so that no sent message is another one's proof. Gives each envelope its SMS
- * record, or undefined; throws when the list cannot be read.
+ * record, or undefined; throws when the list cannot be read. Reads as many pages at once as the
+ * run's Requests in Parallel allows (1: one at a time), Auto with the credential's other runs.
  */
 export async function lookUpSent(
 	this: IExecuteFunctions,
@@ -24,6 +25,7 @@ export async function lookUpSent(
 		runStartedAt,
 		sent,
 		settings,
+		parallelRequests,
 	}: {
 		runStartedAt: number;
 		/**
@@ -32,13 +34,15 @@ export async function lookUpSent(
 		 */
 		sent: Array<{ envelope: Envelope; id: unknown; listed: boolean }>;
 		settings: RequestSettings;
+		/** Send's Requests in Parallel: 0 is Auto. */
+		parallelRequests: number;
 	},
 ): Promise<Array<IDataObject | undefined>> {
 	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
+	const gate = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
 		control: { gate, run: new RunProgress() },

@@ -1,0 +1,147 @@
+// Runs served in turn by one credential's limiter, and the reads of a run through its own
+// Requests in Parallel, through n8n-core's engine with the benchmark's gateway (bench/gateway.ts)
+// in front of the simulator. Assertions count requests (sent between two events, in flight at
+// once), never how long a run took: the machine may be busy.
+import { startGateway, throughGateway, type Gateway, type GatewayOptions } from '../bench/gateway';
+import { runWorkflow, type Credentials } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
+import { useSimulator } from './helpers/simulator';
+
+// Send answered on the API host too, so that one gateway stands before both: Send and Get Many
+// then share one credential and host, and with it one Auto limiter.
+const ctx = useSimulator({ smsRecords: 300, sendOnApiHost: true });
+
+const gateways: Gateway[] = [];
+afterEach(async () => {
+	await Promise.all(gateways.splice(0).map((gateway) => gateway.stop()));
+});
+
+/** A gateway before the API host; the credentials through it (`worker` spells them its own way). */
+async function gatewayFor(
+	options: Omit<GatewayOptions, 'target'>,
+): Promise<{ gateway: Gateway; credentials: (worker?: number) => Credentials }> {
+	const base = ctx.credentials.baseUrl;
+	const gateway = await startGateway({
+		target: new URL(base).origin,
+		workerPrefix: true,
+		...options,
+	});
+	gateways.push(gateway);
+	const credentials = (worker?: number) => {
+		const through = throughGateway(gateway, base).replace(
+			gateway.origin,
+			worker === undefined ? gateway.origin : `${gateway.origin}/w${worker}`,
+		);
+		return { ...ctx.credentials, baseUrl: through, sendBaseUrl: through };
+	};
+	return { gateway, credentials };
+}
+
+/** Each of `count` envelopes accepted once (once per worker with `workers`, each sending it). */
+function expectEveryEnvelopeOnce(count: number, workers = 1) {
+	// (Sent through the API host: the simulator's sentEnvelopes counts the send host's.)
+	const refs = ctx.sim.requests
+		.filter((r) => r.path === '/outgoings/send' && r.status === 202)
+		.flatMap((r) => (r.body as { envelopes: Array<{ thirdPartyRef: string }> }).envelopes)
+		.map((e) => e.thirdPartyRef);
+	expect(refs).toHaveLength(count * workers);
+	const times = new Map<string, number>();
+	for (const ref of refs) times.set(ref, (times.get(ref) ?? 0) + 1);
+	expect(times.size).toBe(count);
+	expect([...times.values()].every((n) => n === workers)).toBe(true);
+}
+
+const refused = (records: Gateway['records']) => records.filter((r) => r.refused);
+
+describe('Auto at a tight limit', () => {
+	test('a token bucket of 20 a second with a burst of 2: at most 8 of 100 requests refused (a refusal holds every request for a second)', async () => {
+		const { gateway, credentials } = await gatewayFor({
+			latencyMs: 50,
+			bucket: { perSecond: 20, burst: 2 },
+		});
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(1000),
+			credentials: credentials(),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(100);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(8);
+		expectEveryEnvelopeOnce(1000);
+	});
+
+	test('one request at a time allowed: at most 5 of 60 requests refused, a refused probe not soon repeated', async () => {
+		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, maxInFlight: 1 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(600),
+			credentials: credentials(),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(60);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(5);
+		expectEveryEnvelopeOnce(600);
+	});
+});
+
+describe('Runs served in turn', () => {
+	test("a Get Many started while a large Send has requests queued: its first page goes out behind at most one round of the Send's", async () => {
+		// 4 in flight at the gateway keeps Auto's window small, so that the Send's 32 workers queue.
+		const { gateway, credentials } = await gatewayFor({ latencyMs: 300, maxInFlight: 4 });
+		const sending = runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(2000),
+			credentials: credentials(),
+		});
+		const sends = () => gateway.records.filter((r) => r.method === 'POST');
+		// Past the first refusal and its hold: the Send's window is settled and its queue full.
+		while (sends().filter((r) => !r.refused).length < 20) {
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
+		const sentBefore = sends().length;
+		const reading = runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: false, limit: 5 },
+			credentials: credentials(),
+		});
+		while (!gateway.records.some((r) => r.method === 'GET')) {
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+		const sentBetween = sends().length - sentBefore;
+		const [read, sent] = await Promise.all([reading, sending]);
+		expect(read.error).toBeUndefined();
+		expect(read.items).toHaveLength(5);
+		expect(sent.error).toBeUndefined();
+		// First come, first served, it would wait for the 28 or so requests queued before it.
+		expect(sentBetween).toBeLessThanOrEqual(10);
+		expectEveryEnvelopeOnce(2000);
+	});
+});
+
+describe("Send's lookup through the run's Requests in Parallel", () => {
+	test('fixed at 1: the lookup of unknown outcomes reads the SMS list one page at a time', async () => {
+		// Today's list: 400 messages of an earlier run (4 pages and more).
+		const before = await runWorkflow({
+			parameters: send({ batchSize: 100 }),
+			items: customers(400),
+			credentials: ctx.credentials,
+		});
+		expect(before.error).toBeUndefined();
+		const { gateway, credentials } = await gatewayFor({ latencyMs: 50 });
+		// A proxy's 503, the batch not taken: its messages may have been sent, and the lookup
+		// reads today's whole list for them, page by page.
+		ctx.sim.inject({ path: '/outgoings/send', proxyStatus: 503 });
+		const result = await runWorkflow({
+			parameters: {
+				...send({ batchSize: 100, parallelRequests: 1 }),
+				message: '=Again {{ $json.order }}',
+			},
+			items: customers(100),
+			credentials: credentials(),
+			continueOnFail: true,
+		});
+		expect(result.items).toHaveLength(100);
+		const reads = gateway.records.filter((r) => r.method === 'GET');
+		expect(reads.length).toBeGreaterThan(4);
+		expect(gateway.peak).toBe(1);
+	});
+});
