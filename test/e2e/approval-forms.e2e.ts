@@ -200,9 +200,14 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				headers: { 'content-type': 'application/x-www-form-urlencoded' },
 				body: 'approved=true',
 			});
-			expect(late.status).toBe(410);
-			expect(await late.text()).toContain('This request has expired');
-			// n8n's wait tracker looks for due executions once a minute.
+			const page = await late.text();
+			expect(page).not.toContain('was recorded');
+			// n8n's wait tracker looks for due executions once a minute, and sets a timer for each that
+			// is due before its next look: when it looked during the 3 s, it resumed the execution at
+			// the limit, and n8n answers the link itself (its "no action required" page, or a 409 while
+			// it runs the execution on).
+			if (late.status === 410) expect(page).toContain('This request has expired');
+			else expect(page).toMatch(/No action required|is running already/);
 			const done = await finished(executionId, 100_000);
 			expect(done.runs).toEqual([[{ data: { approved: false }, timedOut: true }]]);
 		});
