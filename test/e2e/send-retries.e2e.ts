@@ -24,6 +24,18 @@ const SEND = {
 
 type Node = { name: string } & Record<string, unknown>;
 
+/** A production webhook at `path`, answering when it receives (POST). */
+function webhookNode(path: string): Node {
+	return {
+		id: 'webhook',
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: randomUUID(),
+		parameters: { path, httpMethod: 'POST', responseMode: 'onReceived', options: {} },
+	};
+}
+
 /** `first` (a trigger) → Code node with the 30 rows → SMS Messaging (`sms`). */
 function chain(name: string, first: Node, sms: Node) {
 	const nodes = [first, codeNode(ROWS), sms].map((node: Node, i) => ({
@@ -79,14 +91,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			'a webhook execution failed at request 2 of 3 (402), retried through the REST API (loadWorkflow: %s): every envelope reaches the API exactly once',
 			async (loadWorkflow) => {
 				const path = `e2e-send-retry-${randomUUID()}`;
-				const webhook = {
-					id: 'webhook',
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					webhookId: randomUUID(),
-					parameters: { path, httpMethod: 'POST', responseMode: 'onReceived', options: {} },
-				};
+				const webhook = webhookNode(path);
 				const { id } = await n8n.createWorkflow(
 					chain(`e2e execution retry ${loadWorkflow}`, webhook, smsNode(credential, SEND)),
 				);
@@ -111,14 +116,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 
 		test('SMS Messaging Approval: a webhook execution whose send may have gone out in part, retried through the REST API: the retry sends nothing', async () => {
 			const path = `e2e-approval-retry-${randomUUID()}`;
-			const webhook = {
-				id: 'webhook',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				webhookId: randomUUID(),
-				parameters: { path, httpMethod: 'POST', responseMode: 'onReceived', options: {} },
-			};
+			const webhook = webhookNode(path);
 			const approval = {
 				id: 'approval',
 				name: 'SMS Messaging',

@@ -1012,13 +1012,7 @@ class Simulator {
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
-						totalElements: fault?.samePage
-							? 1e9
-							: fault?.noTotal
-								? undefined
-								: fault?.empty
-									? 0
-									: rows.length,
+						totalElements: page.totalElements,
 						last: page.last,
 						numberOfElements: page.content.length,
 						first: q.page === 1,
@@ -1093,13 +1087,7 @@ class Simulator {
 				message: 'Contacts retrieved',
 				data: {
 					content: page.content,
-					totalElements: fault?.samePage
-						? 1e9
-						: fault?.noTotal
-							? undefined
-							: fault?.empty
-								? 0
-								: rows.length,
+					totalElements: page.totalElements,
 					totalPages: page.totalPages,
 					size: q.size,
 					number: q.page,
@@ -1115,7 +1103,10 @@ class Simulator {
 
 	page(rows, page, asked, fault) {
 		if (fault?.empty) return this.page([], page, asked);
-		if (fault?.samePage) return { content: rows.slice(0, asked), totalPages: 1e9, last: false };
+		if (fault?.samePage) {
+			return { content: rows.slice(0, asked), totalPages: 1e9, totalElements: 1e9, last: false };
+		}
+		const totalElements = fault?.noTotal ? undefined : rows.length;
 		const size = fault?.pageSize ?? asked;
 		const totalPages = Math.ceil(rows.length / size);
 		let content = rows.slice((page - 1) * size, page * size);
@@ -1126,9 +1117,9 @@ class Simulator {
 				return { ...row, sentAt: `${day}.${month}.${year} ${time.slice(0, 5)}` };
 			});
 		}
-		if (fault?.neverLast) return { content, totalPages: 1e9, last: false };
-		if (fault?.noLast) return { content, totalPages };
-		return { content, totalPages, last: page >= totalPages };
+		if (fault?.neverLast) return { content, totalPages: 1e9, totalElements, last: false };
+		if (fault?.noLast) return { content, totalPages, totalElements };
+		return { content, totalPages, totalElements, last: page >= totalPages };
 	}
 
 	control(method, url, raw, res) {
