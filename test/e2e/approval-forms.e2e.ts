@@ -3,15 +3,8 @@
 // recipient's page with their own message, a GET with approved=true that records nothing, and an
 // answer after a 3 s time limit refused before n8n's wait tracker resumes the execution.
 import { EVERY_FIELD_TYPE, SEND_AND_WAIT } from '../helpers/approval-fixtures';
-import {
-	codeNode,
-	linearWorkflow,
-	lines,
-	lineSession,
-	sleep,
-	until,
-	type WorkflowNode,
-} from './n8n-rest';
+import { lineSession } from './line-session';
+import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 

@@ -2,7 +2,8 @@
 // use it: only the wait it was sent for (not another execution's, not an earlier wait of the node
 // in a loop), once, by the recipient whose number the output names; and a time limit never
 // reads as approved, even when the input was approved.
-import { codeNode, lines, lineSession, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
+import { lineSession } from './line-session';
+import { codeNode, lines, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const TIMED_OUT = { data: { approved: false }, timedOut: true };

@@ -1,7 +1,8 @@
 // End to end: SMS Messaging Approval in a real n8n. A workflow sends the SMS and waits; the link is
 // read from the SMS the simulator received and opened as the recipient's phone would: the page,
 // then the button's POST. n8n itself checks the link's signature and resumes the execution.
-import { codeNode, linearWorkflow, lines, lineSession, sleep, type WorkflowNode } from './n8n-rest';
+import { lineSession } from './line-session';
+import { codeNode, linearWorkflow, lines, sleep, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const NODE = 'SMS Messaging Approval';

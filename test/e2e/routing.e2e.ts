@@ -6,12 +6,12 @@
 //   built;
 // - `makeRoutingRequest` resolving to what postReceive returned;
 // - `ignoreHttpStatusErrors` handing every status and its headers (Retry-After) to postReceive.
+import { lineSession } from './line-session';
 import {
 	codeNode,
 	CREATE_SENDER_ID_PER_BRAND,
 	linearWorkflow,
 	lines,
-	lineSession,
 	outputOf,
 	smsNode,
 	type SimRequest,

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 
 import { SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { localN8n } from './lines';
-import { codeNode, lines, lineSession, type N8n, outputOf, smsNode } from './n8n-rest';
+import { lineSession } from './line-session';
+import { codeNode, lines, type N8n, outputOf, smsNode } from './n8n-rest';
 
 const ORDERS = Array.from({ length: 30 }, (_, i) => `ORD-${i}`);
 const ROWS =

@@ -1,12 +1,12 @@
 // End to end: the packed package installed in a real n8n, workflows run through n8n's REST API,
 // the API simulator checked for what it received. The same workflows for every n8n line.
 import { startProxy } from '../helpers/proxy';
+import { lineSession } from './line-session';
 import {
 	codeNode,
 	CREATE_SENDER_ID_PER_BRAND,
 	linearWorkflow,
 	lines,
-	lineSession,
 	outputOf,
 	smsNode,
 } from './n8n-rest';
