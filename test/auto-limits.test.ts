@@ -84,6 +84,53 @@ describe('Auto at a tight limit', () => {
 	});
 });
 
+describe('Three workers sharing nothing (a limiter each, as n8n workers in queue mode)', () => {
+	/** Three runs at once, each its own spelling of the credential (its own limiter). */
+	async function threeWorkers(gatewayOptions: Omit<GatewayOptions, 'target'>) {
+		const { gateway, credentials } = await gatewayFor(gatewayOptions);
+		const results = await Promise.all(
+			[0, 1, 2].map((worker) =>
+				runWorkflow({
+					parameters: send({ batchSize: 10 }),
+					items: customers(500),
+					credentials: credentials(worker),
+				}),
+			),
+		);
+		for (const result of results) expect(result.error).toBeUndefined();
+		expectEveryEnvelopeOnce(500, 3);
+		return gateway;
+	}
+
+	test('16 in flight allowed: at most 15% refused, and the last worker takes the room the others leave', async () => {
+		const gateway = await threeWorkers({ latencyMs: 400, maxInFlight: 16 });
+		const passed = gateway.records.filter((r) => !r.refused);
+		expect(passed).toHaveLength(150);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(150 * 0.15);
+		const of = (worker: number) => passed.filter((r) => r.url.startsWith(`/w${worker}/`));
+		const ends = [0, 1, 2].map((worker) => Math.max(...of(worker).map((r) => r.answeredAt!)));
+		const last = ends.indexOf(Math.max(...ends));
+		const othersDone = Math.max(...ends.filter((_, worker) => worker !== last));
+		// Its requests let through after the others' last answer, and the most of them at once.
+		const alone = of(last).filter((r) => r.arrivedAt >= othersDone);
+		const peak = Math.max(
+			0,
+			...alone.map(
+				(r) =>
+					alone.filter((o) => o.arrivedAt <= r.arrivedAt && o.answeredAt! > r.arrivedAt).length,
+			),
+		);
+		// A worker kept to one or two requests at a time by the others would never reach half.
+		if (alone.length >= 16) expect(peak).toBeGreaterThanOrEqual(8);
+	});
+
+	test('a token bucket of 20 a second with a burst of 2: at most 25% refused', async () => {
+		const gateway = await threeWorkers({ latencyMs: 50, bucket: { perSecond: 20, burst: 2 } });
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(150);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(Math.floor((150 * 0.25) / 0.75));
+	});
+});
+
 describe('Runs served in turn', () => {
 	test("a Get Many started while a large Send has requests queued: its first page goes out behind at most one round of the Send's", async () => {
 		// 4 in flight at the gateway keeps Auto's window small, so that the Send's 32 workers queue.

@@ -9,6 +9,12 @@ export const AUTO_CAP = 32;
 /** After a 429 or 503: the window shrinks to this share of what was in flight. */
 const REFUSED_FACTOR = 0.7;
 /**
+ * Refused at a level accepted before (others took the room: n8n workers share no memory), a
+ * window shrinks no lower than this: a share of a limit is regained by probing, and from one
+ * request at a time probing is slow.
+ */
+const CROWDED_FLOOR = 2;
+/**
  * Below the threshold the window grows by this much per answer (×1.75 per round trip): the
  * doubling of TCP's slow start overshoots a limit by up to a whole window at once.
  */
@@ -18,7 +24,7 @@ const START_STEP = 0.75;
  * flight here includes answers on their way back, so the API's own count was lower.
  */
 const RECOVER_FACTOR = 0.9;
-/** At or above the threshold the window grows by one every this many round trips... */
+/** At or above the threshold the window grows by one every this many round trips at first... */
 const PROBE_ROUNDS = 4;
 /**
  * ...once probing is due: a refusal holds every request of the credential for its Retry-After,
@@ -52,6 +58,8 @@ export interface Attempt {
 	epoch: number;
 	/** Requests in flight with this one when it was given room. */
 	inFlight: number;
+	/** The window when it was given room. */
+	window: number;
 }
 
 export class AutoControl {
@@ -64,6 +72,10 @@ export class AutoControl {
 	/** Before this time the window does not grow past the threshold. */
 	private probeAt = 0;
 	private probeWaitMs = 0;
+	/** The most requests accepted together since the window last shrank below it. */
+	private proven = 0;
+	/** Windows added per round trip while probing: doubles every round trip, as CUBIC's. */
+	private growth = 1 / PROBE_ROUNDS;
 
 	/** The requests that may be in flight now. */
 	get window(): number {
@@ -80,15 +92,35 @@ export class AutoControl {
 		if (signal === 'failed') return;
 		const current = attempt.epoch === this.epoch;
 		if (signal === 'refused') {
-			// Any refusal says its level was too many, even one of a round already counted.
-			const below = Math.max(1, Math.floor((attempt.inFlight - 1) * RECOVER_FACTOR));
-			this.threshold = Math.min(this.threshold, below);
+			// Refused at a level accepted since the window last shrank: others (workers sharing
+			// none of this memory) took the room. Above it, or one at a time: this window
+			// overshot the limit.
+			const crowded =
+				attempt.inFlight <= this.proven && attempt.window > 1 && this.threshold < Infinity;
+			if (!crowded) {
+				// Any overshoot says its level was too many, even one of a round already counted.
+				const below = Math.max(1, Math.floor((attempt.inFlight - 1) * RECOVER_FACTOR));
+				this.threshold = Math.min(this.threshold, below);
+			}
 			if (!current) return;
+			this.epoch++;
+			this.growth = 1 / PROBE_ROUNDS;
+			if (crowded) {
+				// Shares of a limit converge as AIMD's do: a share of the window it was sent in, then
+				// probing again at once (no quick climb: the level was not too many alone).
+				this.limit = Math.max(CROWDED_FLOOR, Math.min(this.limit, attempt.window) * REFUSED_FACTOR);
+				this.threshold = this.limit;
+				this.probeAt = now;
+				this.proven = Math.min(this.proven, Math.floor(this.limit));
+				return;
+			}
 			// What was in flight was too much: back to a share of it, quickly up again to just
 			// below it (as CUBIC returns to the window of its last loss), then slowly past it.
-			this.limit = Math.max(1, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR);
-			this.threshold = below;
-			this.epoch++;
+			this.limit = Math.max(
+				1,
+				Math.min(this.threshold, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR),
+			);
+			this.proven = Math.min(this.proven, Math.floor(this.limit));
 			// A refusal once probing was due is a refused probe: the next waits twice as long.
 			this.probeWaitMs =
 				this.probeAt > 0 && now >= this.probeAt
@@ -108,10 +140,12 @@ export class AutoControl {
 			if (current && this.limit > AUTO_START) {
 				this.limit = Math.max(AUTO_START, this.limit * SLOW_FACTOR);
 				this.threshold = this.limit;
+				this.growth = 1 / PROBE_ROUNDS;
 				this.epoch++;
 			}
 			return;
 		}
+		this.proven = Math.max(this.proven, attempt.inFlight);
 		if (!current) {
 			// Sent before the last decrease: it proves only the level it was accepted at, which
 			// the window may regain (and no more) while it recovers.
@@ -121,10 +155,14 @@ export class AutoControl {
 		}
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (attempt.inFlight * 2 < this.window) return;
-		// Up to the threshold ×1.75 per round trip, then, once probing is due, one more every
-		// PROBE_ROUNDS round trips.
+		// Up to the threshold ×1.75 per round trip, then, once probing is due, by 1 / PROBE_ROUNDS
+		// in the first round trip, twice as much in each next one until a refusal: slow near the
+		// level refused, fast when room was made (a worker sharing the limit finished).
 		if (this.limit < this.threshold) this.limit = Math.min(this.threshold, this.limit + START_STEP);
-		else if (now >= this.probeAt) this.limit += 1 / (this.limit * PROBE_ROUNDS);
+		else if (now >= this.probeAt) {
+			this.limit += this.growth / this.limit;
+			this.growth *= 1 + 1 / this.limit;
+		}
 		this.limit = Math.min(this.limit, AUTO_CAP);
 	}
 }

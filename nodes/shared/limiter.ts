@@ -68,7 +68,7 @@ export class Pool {
 				queue.push(resolve);
 			});
 		}
-		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight };
+		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
 		for (let left = this.openAt - performance.now(); left > 0; ) {
 			await sleep(left);
 			left = this.openAt - performance.now();
