@@ -92,9 +92,9 @@ export class AutoControl {
 		if (signal === 'failed') return;
 		const current = attempt.epoch === this.epoch;
 		if (signal === 'refused') {
-			// Refused at a level accepted since the window last shrank: others (workers sharing
-			// none of this memory) took the room. Above it, or one at a time: this window
-			// overshot the limit.
+			// Refused at a level accepted since the window last shrank, after slow start and
+			// with more than one in flight: others (n8n workers share none of this memory) took
+			// the room. Otherwise this window overshot the limit.
 			const crowded =
 				attempt.inFlight <= this.proven && attempt.window > 1 && this.threshold < Infinity;
 			if (!crowded) {
@@ -104,18 +104,21 @@ export class AutoControl {
 			}
 			if (!current) return;
 			this.epoch++;
-			this.growth = 1 / PROBE_ROUNDS;
 			if (crowded) {
 				// Shares of a limit converge as AIMD's do: a share of the window it was sent in, then
-				// probing again at once (no quick climb: the level was not too many alone).
+				// probing again at once, from one more per round trip (room the others leave when
+				// they finish is taken within a few round trips).
 				this.limit = Math.max(CROWDED_FLOOR, Math.min(this.limit, attempt.window) * REFUSED_FACTOR);
 				this.threshold = this.limit;
 				this.probeAt = now;
+				this.growth = 1;
 				this.proven = Math.min(this.proven, Math.floor(this.limit));
 				return;
 			}
-			// What was in flight was too much: back to a share of it, quickly up again to just
+			// What was in flight was too much: back to a share of it (no more than the threshold,
+			// so the level just refused is not tried again at once), quickly up again to just
 			// below it (as CUBIC returns to the window of its last loss), then slowly past it.
+			this.growth = 1 / PROBE_ROUNDS;
 			this.limit = Math.max(
 				1,
 				Math.min(this.threshold, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR),
