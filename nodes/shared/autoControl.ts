@@ -74,7 +74,10 @@ export class AutoControl {
 	private probeWaitMs = 0;
 	/** The most requests accepted together since the window last shrank below it. */
 	private proven = 0;
-	/** Windows added per round trip while probing: doubles every round trip, as CUBIC's. */
+	/**
+	 * Windows added per round trip while probing; doubles every round trip until a refusal (past
+	 * the cap it only keeps the window at the cap).
+	 */
 	private growth = 1 / PROBE_ROUNDS;
 
 	/** The requests that may be in flight now. */
