@@ -72,7 +72,12 @@ export class AutoControl {
 	/** Before this time the window does not grow past the threshold. */
 	private probeAt = 0;
 	private probeWaitMs = 0;
-	/** The most requests accepted together since the window last shrank below it. */
+	/**
+	 * The most requests accepted together since the last overshoot. A refusal by crowding leaves
+	 * it: the requests given room before it and held by its Retry-After go out at the level they
+	 * were given, and a refusal of one of them is crowding still, not an overshoot of the new
+	 * window (which would keep a worker at one request for the long probing wait).
+	 */
 	private proven = 0;
 	/**
 	 * Windows added per round trip while probing; doubles every round trip until a refusal (past
@@ -91,18 +96,17 @@ export class AutoControl {
 		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
-	/** After a refusal: the window, the probing step to start from, and what stays proven. */
+	/** After a refusal: the window and the probing step to start from. */
 	private shrinkTo(limit: number, growth: number): void {
 		this.limit = limit;
 		this.growth = growth;
-		this.proven = Math.min(this.proven, Math.floor(limit));
 	}
 
 	answered(attempt: Attempt, signal: Signal, now: number): void {
 		if (signal === 'failed') return;
 		const current = attempt.epoch === this.epoch;
 		if (signal === 'refused') {
-			// Refused at a level accepted since the window last shrank, after slow start and
+			// Refused at a level accepted since the last overshoot, after slow start and
 			// with more than one in flight: others (n8n workers share none of this memory) took
 			// the room. Otherwise this window overshot the limit.
 			const crowded =
@@ -136,6 +140,8 @@ export class AutoControl {
 				),
 				1 / PROBE_ROUNDS,
 			);
+			// Levels above the new window are proven again only by being accepted again.
+			this.proven = Math.min(this.proven, Math.floor(this.limit));
 			// A refusal once probing was due is a refused probe: the next waits twice as long.
 			this.probeWaitMs =
 				this.probeAt > 0 && now >= this.probeAt
