@@ -1,6 +1,9 @@
 // The Auto window's own rules, answer by answer on a clock of the test's own: what one sequence of
-// answers does to the window.
+// answers does to the window and to the spacing of requests; and a limiter keeping that spacing.
+import { sleep } from 'n8n-workflow';
+
 import { AutoControl, type Attempt } from '../nodes/shared/autoControl';
+import { Limiter } from '../nodes/shared/limiter';
 
 /** An attempt sent at `startedAt` with `inFlight` requests given room (itself included). */
 const attempt = (control: AutoControl, startedAt: number, inFlight: number, window = inFlight) =>
@@ -42,5 +45,49 @@ describe('Auto: a refusal by crowding', () => {
 		// Within a second of answers, probing has taken the window back past where it was.
 		acceptRounds(control, now + 1001, 20);
 		expect(control.window).toBeGreaterThan(settled);
+	});
+});
+
+describe('Auto: the spacing of requests', () => {
+	test('none before a refusal; then as long as the fastest refusal took, never more than the window spread over the fastest answer', () => {
+		const control = new AutoControl();
+		let now = acceptRounds(control, 0, 3);
+		expect(control.spacingMs).toBe(0);
+		control.answered(attempt(control, now, 12), 'refused', now + 3);
+		expect(control.spacingMs).toBe(3);
+		control.answered(attempt(control, now, 12), 'refused', now + 2);
+		expect(control.spacingMs).toBe(2);
+		// A refusal slower than the window's own pace: the pace is kept.
+		const slow = new AutoControl();
+		now = acceptRounds(slow, 0, 3);
+		slow.answered(attempt(slow, now, 12), 'refused', now + 400);
+		expect(slow.spacingMs).toBeCloseTo(50 / slow.window);
+	});
+});
+
+describe('Auto limiter: requests spaced once a refusal was seen', () => {
+	test('requests given room together start at least the fastest refusal apart', async () => {
+		const limiter = new Limiter(true, 32);
+		// A round of 4 answered in 40 ms (slow start: the window grows), then a round of the
+		// window, its last request refused after 6 ms (no Retry-After: no hold).
+		const round = async (size: number) => {
+			const permits = await Promise.all(Array.from({ length: size }, () => limiter.acquire()));
+			await sleep(40);
+			return permits;
+		};
+		for (const permit of await round(4)) limiter.release(permit, 'accepted');
+		const last = await round(limiter.window);
+		const refusedPermit = last.pop()!;
+		for (const permit of last) limiter.release(permit, 'accepted');
+		refusedPermit.startedAt = performance.now() - 6;
+		limiter.release(refusedPermit, 'refused');
+		const permits = await Promise.all([1, 2, 3].map(() => limiter.acquire()));
+		const starts = permits.map((permit) => permit.startedAt).sort((a, b) => a - b);
+		// The window (at least 3 after the refusal) lets them out one by one, 6 ms or more apart (less than the window spread over the 40 ms answers).
+		expect(limiter.window).toBeGreaterThanOrEqual(3);
+		for (let i = 1; i < starts.length; i++) {
+			expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(5.5);
+		}
+		for (const permit of permits) limiter.release(permit, 'accepted');
 	});
 });

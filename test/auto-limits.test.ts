@@ -70,6 +70,19 @@ describe('Auto at a tight limit', () => {
 		expectEveryEnvelopeOnce(1000);
 	});
 
+	test('a sliding window of 20 a second: at most 10 of 100 requests refused', async () => {
+		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, perSecond: 20 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 10 }),
+			items: customers(1000),
+			credentials: credentials(),
+		});
+		expect(result.error).toBeUndefined();
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(100);
+		expect(refused(gateway.records).length).toBeLessThanOrEqual(10);
+		expectEveryEnvelopeOnce(1000);
+	});
+
 	test('one request at a time allowed: at most 5 of 60 requests refused, a refused probe not soon repeated', async () => {
 		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, maxInFlight: 1 });
 		const result = await runWorkflow({

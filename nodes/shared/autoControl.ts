@@ -68,6 +68,8 @@ export class AutoControl {
 	private threshold = Infinity;
 	epoch = 0;
 	private fastestMs = Infinity;
+	/** The fastest refusal seen (0 before the first). */
+	private refusedMs = 0;
 	private holdMs = DEFAULT_HOLD_MS;
 	/** Before this time the window does not grow past the threshold. */
 	private probeAt = 0;
@@ -90,6 +92,17 @@ export class AutoControl {
 		return Math.max(1, Math.min(AUTO_CAP, Math.floor(this.limit)));
 	}
 
+	/**
+	 * The least time between two requests' starts once a refusal was seen: as long as the fastest
+	 * refusal took, so that when a limit is reached one request learns it, not every one sent before
+	 * its refusal came back (a window of a rate that lets a whole second through at once, then
+	 * refuses a burst of answers' successors together). Never more than the window spread over the
+	 * fastest answer: the window's own pace is kept.
+	 */
+	get spacingMs(): number {
+		return Math.min(this.refusedMs, this.fastestMs / this.window);
+	}
+
 	/** A refusal asked every request to wait `ms`: what the next refusal will cost. */
 	held(ms: number, now: number): void {
 		this.holdMs = ms;
@@ -106,6 +119,8 @@ export class AutoControl {
 		if (signal === 'failed') return;
 		const current = attempt.epoch === this.epoch;
 		if (signal === 'refused') {
+			const tookMs = now - attempt.startedAt;
+			this.refusedMs = this.refusedMs === 0 ? tookMs : Math.min(this.refusedMs, tookMs);
 			// Refused at a level accepted since the last overshoot, after slow start and
 			// with more than one in flight: others (n8n workers share none of this memory) took
 			// the room. Otherwise this window overshot the limit.

@@ -8,11 +8,12 @@ import { AUTO_CAP, AutoControl, type Attempt, type Signal } from './autoControl'
 // own). Every request takes a permit before each attempt and gives it back with what the attempt
 // said about the API: accepted, refused (429, 503) or failed (no answer). Runs are served in turn:
 // each run waits in a queue of its own, and room in the window goes to the next run with a
-// request waiting, so one run's many queued requests hold another's back by one at most. Nothing
+// request waiting, so one run's many queued requests hold another's back by one at most. Once a
+// refusal was seen, Auto's requests start no closer together than autoControl's spacing. Nothing
 // here starts a timer of its own: waiting for a permit is a promise resolved by a permit given
-// back, and the Retry-After hold is n8n-workflow's `sleep`. Times are read from the monotonic
-// clock (`performance.now()`): a wall clock set back (or a test's frozen `Date.now`) must not
-// hold requests for the difference.
+// back, and the Retry-After hold and the spacing are n8n-workflow's `sleep`. Times are read from
+// the monotonic clock (`performance.now()`): a wall clock set back (or a test's frozen
+// `Date.now`) must not hold requests for the difference.
 
 /** An Auto limiter unused for this long starts again from AUTO_START. */
 const IDLE_RESET_MS = 10 * 60_000;
@@ -29,6 +30,8 @@ export class Pool {
 	/** The queues of the runs with a request waiting, in the order they are served. */
 	private readonly turns: Array<Array<() => void>> = [];
 	private openAt = 0;
+	/** When the last request went out: the next waits for the spacing after it. */
+	private lastStartAt = -Infinity;
 	private lastUsed = performance.now();
 
 	constructor(
@@ -69,11 +72,13 @@ export class Pool {
 			});
 		}
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
-		for (let left = this.openAt - performance.now(); left > 0; ) {
-			await sleep(left);
-			left = this.openAt - performance.now();
+		for (;;) {
+			const now = performance.now();
+			const at = Math.max(this.openAt, this.lastStartAt + (this.control?.spacingMs ?? 0));
+			if (at <= now) break;
+			await sleep(at - now);
 		}
-		permit.startedAt = performance.now();
+		permit.startedAt = this.lastStartAt = performance.now();
 		permit.epoch = this.control?.epoch ?? 0;
 		return permit;
 	}
@@ -125,7 +130,7 @@ export class Limiter {
 		this.pool.holdFor(ms);
 	}
 
-	/** Waits for room in the window (runs in turn), then for any hold to end and its start. */
+	/** Waits for room in the window (runs in turn), then for any hold to end and its spacing. */
 	async acquire(): Promise<Permit> {
 		return await this.pool.acquire(this.queue);
 	}
