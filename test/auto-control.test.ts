@@ -22,25 +22,28 @@ function acceptRounds(control: AutoControl, from: number, rounds: number, rttMs 
 	return now;
 }
 
+/** A request sent at `now` refused 1 ms later with `Retry-After: 1`. */
+function refuse(control: AutoControl, now: number, inFlight: number, window = inFlight) {
+	control.answered(attempt(control, now, inFlight, window), 'refused', now + 1);
+	control.held(1000, now + 1);
+}
+
 describe('Auto: a refusal by crowding', () => {
 	test('a request given room before it and sent after its Retry-After, then refused, is crowding still: the window probes again at once, not after the long wait of an overshoot', () => {
 		const control = new AutoControl();
 		// Slow start to 8, refused there: an overshoot, the threshold below it.
 		let now = acceptRounds(control, 0, 3);
 		expect(control.window).toBeGreaterThanOrEqual(8);
-		control.answered(attempt(control, now, 8), 'refused', now + 1);
-		control.held(1000, now + 1);
+		refuse(control, now, 8);
 		now = acceptRounds(control, now + 1001, 4);
 		const settled = control.window;
 		expect(settled).toBeGreaterThanOrEqual(4);
 		// Refused at a level accepted before: others took the room.
-		control.answered(attempt(control, now, 2, settled), 'refused', now + 1);
-		control.held(1000, now + 1);
+		refuse(control, now, 2, settled);
 		expect(control.window).toBeLessThan(settled);
 		// One of the requests given room in the window before that refusal went out after its hold.
 		now += 1001;
-		control.answered(attempt(control, now, settled, settled), 'refused', now + 1);
-		control.held(1000, now + 1);
+		refuse(control, now, settled);
 		expect(control.window).toBeGreaterThanOrEqual(2);
 		// Within a second of answers, probing has taken the window back past where it was.
 		acceptRounds(control, now + 1001, 20);

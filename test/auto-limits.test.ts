@@ -54,46 +54,32 @@ function expectEveryEnvelopeOnce(count: number, workers = 1) {
 const refused = (records: Gateway['records']) => records.filter((r) => r.refused);
 
 describe('Auto at a tight limit', () => {
-	test('a token bucket of 20 a second with a burst of 2: at most 8 of 100 requests refused (a refusal holds every request for a second)', async () => {
-		const { gateway, credentials } = await gatewayFor({
-			latencyMs: 50,
-			bucket: { perSecond: 20, burst: 2 },
-		});
+	/** One Send of `count` items in envelopes of 10 through a gateway; the requests it refused. */
+	async function sendThrough(gatewayOptions: Omit<GatewayOptions, 'target'>, count: number) {
+		const { gateway, credentials } = await gatewayFor(gatewayOptions);
 		const result = await runWorkflow({
 			parameters: send({ batchSize: 10 }),
-			items: customers(1000),
+			items: customers(count),
 			credentials: credentials(),
 		});
 		expect(result.error).toBeUndefined();
-		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(100);
-		expect(refused(gateway.records).length).toBeLessThanOrEqual(8);
-		expectEveryEnvelopeOnce(1000);
+		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(count / 10);
+		expectEveryEnvelopeOnce(count);
+		return refused(gateway.records).length;
+	}
+
+	test('a token bucket of 20 a second with a burst of 2: at most 8 of 100 requests refused (a refusal holds every request for a second)', async () => {
+		expect(
+			await sendThrough({ latencyMs: 50, bucket: { perSecond: 20, burst: 2 } }, 1000),
+		).toBeLessThanOrEqual(8);
 	});
 
 	test('a sliding window of 20 a second: at most 10 of 100 requests refused', async () => {
-		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, perSecond: 20 });
-		const result = await runWorkflow({
-			parameters: send({ batchSize: 10 }),
-			items: customers(1000),
-			credentials: credentials(),
-		});
-		expect(result.error).toBeUndefined();
-		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(100);
-		expect(refused(gateway.records).length).toBeLessThanOrEqual(10);
-		expectEveryEnvelopeOnce(1000);
+		expect(await sendThrough({ latencyMs: 50, perSecond: 20 }, 1000)).toBeLessThanOrEqual(10);
 	});
 
 	test('one request at a time allowed: at most 5 of 60 requests refused, a refused probe not soon repeated', async () => {
-		const { gateway, credentials } = await gatewayFor({ latencyMs: 50, maxInFlight: 1 });
-		const result = await runWorkflow({
-			parameters: send({ batchSize: 10 }),
-			items: customers(600),
-			credentials: credentials(),
-		});
-		expect(result.error).toBeUndefined();
-		expect(gateway.records.filter((r) => !r.refused)).toHaveLength(60);
-		expect(refused(gateway.records).length).toBeLessThanOrEqual(5);
-		expectEveryEnvelopeOnce(600);
+		expect(await sendThrough({ latencyMs: 50, maxInFlight: 1 }, 600)).toBeLessThanOrEqual(5);
 	});
 });
 
