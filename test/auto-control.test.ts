@@ -86,7 +86,8 @@ describe('Auto limiter: requests spaced once a refusal was seen', () => {
 		limiter.release(refusedPermit, 'refused');
 		const permits = await Promise.all([1, 2, 3].map(() => limiter.acquire()));
 		const starts = permits.map((permit) => permit.startedAt).sort((a, b) => a - b);
-		// The window (at least 3 after the refusal) lets them out one by one, 6 ms or more apart (less than the window spread over the 40 ms answers).
+		// The window (at least 3 after the refusal) lets them out one by one, 6 ms or more apart
+		// (less than the window spread over the 40 ms answers).
 		expect(limiter.window).toBeGreaterThanOrEqual(3);
 		for (let i = 1; i < starts.length; i++) {
 			expect(starts[i] - starts[i - 1]).toBeGreaterThanOrEqual(5.5);

@@ -109,12 +109,6 @@ export class AutoControl {
 		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
-	/** After a refusal: the window and the probing step to start from. */
-	private shrinkTo(limit: number, growth: number): void {
-		this.limit = limit;
-		this.growth = growth;
-	}
-
 	answered(attempt: Attempt, signal: Signal, now: number): void {
 		if (signal === 'failed') return;
 		const current = attempt.epoch === this.epoch;
@@ -137,10 +131,8 @@ export class AutoControl {
 				// Shares of a limit converge as AIMD's do: a share of the window it was sent in, then
 				// probing again at once, from one more per round trip (room the others leave when
 				// they finish is taken within a few round trips).
-				this.shrinkTo(
-					Math.max(CROWDED_FLOOR, Math.min(this.limit, attempt.window) * REFUSED_FACTOR),
-					1,
-				);
+				this.limit = Math.max(CROWDED_FLOOR, Math.min(this.limit, attempt.window) * REFUSED_FACTOR);
+				this.growth = 1;
 				this.threshold = this.limit;
 				this.probeAt = now;
 				return;
@@ -148,13 +140,11 @@ export class AutoControl {
 			// What was in flight was too much: back to a share of it (no more than the threshold,
 			// so the level just refused is not tried again at once), quickly up again to just
 			// below it (as CUBIC returns to the window of its last loss), then slowly past it.
-			this.shrinkTo(
-				Math.max(
-					1,
-					Math.min(this.threshold, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR),
-				),
-				1 / PROBE_ROUNDS,
+			this.limit = Math.max(
+				1,
+				Math.min(this.threshold, Math.min(this.limit, attempt.inFlight) * REFUSED_FACTOR),
 			);
+			this.growth = 1 / PROBE_ROUNDS;
 			// Levels above the new window are proven again only by being accepted again.
 			this.proven = Math.min(this.proven, Math.floor(this.limit));
 			// A refusal once probing was due is a refused probe: the next waits twice as long.
