@@ -1,8 +1,36 @@
-const { src, dest } = require('gulp');
+const { copyFile } = require('node:fs/promises');
+
+const { build } = require('esbuild');
+const { parallel, series, src, dest } = require('gulp');
 
 // tsc compiles the TypeScript; n8n also needs the icons and the codex (node .json) beside it.
 function copyAssets() {
 	return src(['icons/*.svg', 'nodes/**/*.json'], { base: '.' }).pipe(dest('dist'));
 }
 
-exports['build:assets'] = copyAssets;
+// libphonenumber-js goes into dist inside the one module that re-exports it, in place of tsc's
+// output, its licence beside it: n8n's verification allows the package no runtime dependency.
+const VENDOR = 'nodes/shared/vendor';
+
+function bundleLibphonenumber() {
+	return build({
+		entryPoints: [`${VENDOR}/libphonenumber.ts`],
+		outfile: `dist/${VENDOR}/libphonenumber.js`,
+		allowOverwrite: true,
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'es2019',
+		banner: { js: '// libphonenumber-js (MIT licence: libphonenumber-js.LICENSE beside this file)' },
+		logLevel: 'warning',
+	});
+}
+
+function copyLibphonenumberLicence() {
+	return copyFile(
+		'node_modules/libphonenumber-js/LICENSE',
+		`dist/${VENDOR}/libphonenumber-js.LICENSE`,
+	);
+}
+
+exports['build:assets'] = parallel(copyAssets, series(bundleLibphonenumber, copyLibphonenumberLicence));

@@ -55,6 +55,20 @@ describe('the published package', () => {
 		expect(files.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
 	});
 
+	// libphonenumber-js is a devDependency bundled into dist (gulpfile.js): n8n installs nothing else.
+	test('bundles libphonenumber-js: no file requires it, its licence ships beside it', () => {
+		const requiring = files
+			.filter((path) => path.endsWith('.js'))
+			.filter((path) =>
+				/require\(["']libphonenumber-js/.test(readFileSync(join(root, path), 'utf8')),
+			);
+		expect(requiring).toEqual([]);
+		expect(files).toContain('dist/nodes/shared/vendor/libphonenumber-js.LICENSE');
+		expect(
+			readFileSync(join(root, 'dist/nodes/shared/vendor/libphonenumber.js'), 'utf8'),
+		).toContain('parsePhoneNumberWithError');
+	});
+
 	// The maps would point at .ts sources that are not published.
 	test('holds no source maps', () => {
 		expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);

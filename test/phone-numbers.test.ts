@@ -1,6 +1,7 @@
-// Phone numbers as people write them (issue 38), through n8n's engine against the simulator:
-// what each number became in the request the API received, or the error before any request, for
-// SMS → Send, its dry run, SMS Messaging Approval and SMS → Get Delivery Status.
+// Phone numbers as people write them (issues 38 and 46), through n8n's engine against the
+// simulator: what each number became in the request the API received, or the error before any
+// request, for SMS → Send, its dry run, SMS Messaging Approval and SMS → Get Delivery Status.
+// Each country's rules are libphonenumber's.
 import type { INodeParameters } from 'n8n-workflow';
 
 import { APPROVAL_TYPE } from './helpers/approval';
@@ -61,6 +62,130 @@ describe('SMS → Send reads numbers as people write them', () => {
 		expect(result.items.map((item) => item.json.recipient)).toEqual(expected);
 	});
 
+	test('a trunk 0 written after the country code is dropped where the country drops it', async () => {
+		const result = await runWorkflow({
+			parameters: send(),
+			items: phones('+44 07911 123456', '0044 07911 123456', '+39 06 1234 5678'),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(numbersSent()).toEqual(['447911123456', '447911123456', '390612345678']);
+	});
+
+	test('Default Country Code reads national numbers by that country’s rules, with or without a trunk 0', async () => {
+		const result = await runWorkflow({
+			parameters: send({ defaultCountryCode: '={{ $json.country }}' }),
+			items: [
+				{ phone: '(212) 555-1234', country: '1' },
+				{ phone: '(416) 555-1234', country: '1' },
+				{ phone: '612 345 678', country: '34' },
+				{ phone: '412 34 567', country: '+47' },
+				{ phone: '7911 123456', country: '44' },
+				{ phone: '06 1234 5678', country: '39' },
+				{ phone: '011 44 7911 123456', country: 'US' },
+				{ phone: '07911 123456', country: 'gb' },
+			],
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(numbersSent()).toEqual([
+			'12125551234', // US, not +212 (Morocco)
+			'14165551234', // Canada shares 1 with the US
+			'34612345678', // Spain, not +61 (Australia)
+			'4741234567', // Norway, not +41 (Switzerland)
+			'447911123456', // a UK number that lost its 0, not +7 (Russia)
+			'390612345678', // Italy keeps its 0 abroad
+			'447911123456', // 011 is the US's international prefix
+			'447911123456',
+		]);
+	});
+
+	test('with Default Country Code, digits that cannot be a national number already carry their country code', async () => {
+		const result = await runWorkflow({
+			parameters: send({ defaultCountryCode: '1' }),
+			items: phones('447911123456', '254712345678'),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(numbersSent()).toEqual(['447911123456', '254712345678']);
+	});
+
+	test('without Default Country Code an area code in parentheses is national: refused before any request', async () => {
+		const result = await runWorkflow({
+			parameters: send(),
+			items: phones('+44 7700 900124', '(212) 555-1234'),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Recipient Number has no country code: "(212) 555-1234" writes an area code in parentheses, as a national number',
+		);
+		expect(result.error?.context).toMatchObject({ itemIndex: 1 });
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('a number that cannot be possible in its country is refused by length, never by range', async () => {
+		const result = await runWorkflow({
+			parameters: send(),
+			items: phones('+44 7911', '212 555 1234', '+44 7700 900123', '+44 7911 1234567'),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(
+			result.items.map((item) => [item.pairedItem, item.json.error ?? item.json.recipient]),
+		).toEqual([
+			[
+				{ item: 0 },
+				'Recipient Number is not a possible phone number: "+44 7911" has too many or too few digits for a number of +44',
+			],
+			[
+				{ item: 1 },
+				'Recipient Number is not a possible phone number: "212 555 1234" has too many or too few digits for a number of +212',
+			],
+			// The reserved drama range: no range check, it goes out.
+			[{ item: 2 }, '447700900123'],
+			[
+				{ item: 3 },
+				'Recipient Number is not a possible phone number: "+44 7911 1234567" has too many or too few digits for a number of +44',
+			],
+		]);
+		expect(numbersSent()).toEqual(['447700900123']);
+	});
+
+	test('a number with an extension or letters is refused, naming the item and the field', async () => {
+		const result = await runWorkflow({
+			parameters: send(),
+			items: phones('+44 7911 123456', '+44 7911 123456 ext. 12', '+1 800 FLOWERS'),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Recipient Number is not a phone number: "+44 7911 123456 ext. 12"',
+		);
+		expect(result.error?.description).toContain('letters and extensions cannot receive an SMS');
+		expect(result.error?.context).toMatchObject({ itemIndex: 1 });
+		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('with Continue On Fail a refused number is an error item and the others go out', async () => {
+		const result = await runWorkflow({
+			parameters: send({ defaultCountryCode: 'US' }),
+			items: phones('(212) 555-1234', '+1 800 FLOWERS', '+44 7911', '011 44 7911 123456'),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(
+			result.items.map((item) => [item.pairedItem, item.json.error ?? item.json.recipient]),
+		).toEqual([
+			[{ item: 0 }, '12125551234'],
+			[{ item: 1 }, 'Recipient Number is not a phone number: "+1 800 FLOWERS"'],
+			[
+				{ item: 2 },
+				'Recipient Number is not a possible phone number: "+44 7911" has too many or too few digits for a number of +44',
+			],
+			[{ item: 3 }, '447911123456'],
+		]);
+		expect(numbersSent()).toEqual(['12125551234', '447911123456']);
+	});
+
 	test('Default Country Code takes the place of a national trunk 0; + and 00 keep their own', async () => {
 		const result = await runWorkflow({
 			parameters: send({ defaultCountryCode: '44' }),
@@ -92,7 +217,7 @@ describe('SMS → Send reads numbers as people write them', () => {
 		});
 		expect(result.error?.message).toBe(NATIONAL_ERROR);
 		expect(result.error?.description).toBe(
-			'Add the country code (for example +44 7700 900123 for the British 07700 900123), or set Default Country Code in Options (44 for Britain).',
+			'Add the country code (for example +44 7700 900123 for the British 07700 900123), or set Default Country Code in Options (44 or GB for Britain, 1 or US for the United States).',
 		);
 		expect(result.error?.context).toMatchObject({ itemIndex: 1 });
 		expect(result.items).toEqual([]);
@@ -131,26 +256,31 @@ describe('SMS → Send reads numbers as people write them', () => {
 	});
 
 	test('a Default Country Code that is not one is refused before any request', async () => {
-		const result = await runWorkflow({
-			parameters: send({ defaultCountryCode: '044' }),
-			items: phones('07700 900123'),
-			credentials: ctx.credentials,
-		});
-		expect(result.error?.message).toBe('Default Country Code is not a country code: "044"');
+		for (const code of ['044', '999', 'XX']) {
+			const result = await runWorkflow({
+				parameters: send({ defaultCountryCode: code }),
+				items: phones('07700 900123'),
+				credentials: ctx.credentials,
+			});
+			expect(result.error?.message).toBe(`Default Country Code is not a country code: "${code}"`);
+		}
 		expect(ctx.sim.requests).toEqual([]);
 	});
 
-	test('Dry Run shows each number as it will be sent', async () => {
+	test('Dry Run shows each number as it will be sent, and as written where reading changed it', async () => {
 		const result = await runWorkflow({
-			parameters: send({ dryRun: true, defaultCountryCode: '44' }),
-			items: phones('+44 (0)7700 900123', '07700 900123', '+39 06 6982 1234'),
+			parameters: send({ dryRun: true, defaultCountryCode: '1' }),
+			items: phones('+44 (0)7700 900123', '(212) 555-1234', '+39 06 6982 1234', '447700900123'),
 			credentials: ctx.credentials,
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.number)).toEqual([
-			'447700900123',
-			'447700900123',
-			'390669821234',
+		expect(
+			result.items.map((item) => [item.json.number, item.json.numberAsWritten ?? 'unchanged']),
+		).toEqual([
+			['447700900123', '+44 (0)7700 900123'],
+			['12125551234', '(212) 555-1234'],
+			['390669821234', '+39 06 6982 1234'],
+			['447700900123', 'unchanged'],
 		]);
 		expect(ctx.sim.requests).toEqual([]);
 	});
@@ -164,15 +294,15 @@ describe('SMS Messaging Approval reads its recipients as Send does', () => {
 		message: 'Refund 120 EUR?',
 	};
 
-	test('a (0) after the country code is dropped', async () => {
+	test('a (0) or a trunk 0 after the country code is dropped by the country’s rules', async () => {
 		const result = await runWorkflow({
 			nodeType: APPROVAL_TYPE,
 			parameters: approval,
-			items: phones('+44 (0)7700 900123', '0039 06 6982 1234'),
+			items: phones('+44 (0)7700 900123', '0039 06 6982 1234', '+44 07911 123456'),
 			credentials: ctx.credentials,
 		});
 		expect(result.error).toBeUndefined();
-		expect(numbersSent()).toEqual(['447700900123', '390669821234']);
+		expect(numbersSent()).toEqual(['447700900123', '390669821234', '447911123456']);
 		expect(result.run.waitTill).toBeDefined();
 	});
 
@@ -186,7 +316,7 @@ describe('SMS Messaging Approval reads its recipients as Send does', () => {
 		expect(result.error?.message).toBe(NATIONAL_ERROR);
 		// The approval has no Default Country Code: the fix is the country code alone.
 		expect(result.error?.description).toBe(
-			'Add the country code, for example +44 7700 900123 for the British 07700 900123.',
+			'Add the country code (for example +44 7700 900123 for the British 07700 900123).',
 		);
 		expect(result.error?.context).toMatchObject({ itemIndex: 1 });
 		expect(ctx.sim.requests).toEqual([]);
@@ -216,6 +346,18 @@ describe('SMS → Get Delivery Status reads its recipient as Send does', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual([record]);
+	});
+
+	test('a number too short for its country is refused before any request', async () => {
+		const result = await runWorkflow({
+			parameters: getStatus,
+			items: phones('+44 7911'),
+			credentials: ctx.credentials,
+		});
+		expect(result.error?.message).toBe(
+			'Recipient Number is not a possible phone number: "+44 7911" has too many or too few digits for a number of +44',
+		);
+		expect(ctx.sim.requests).toEqual([]);
 	});
 
 	test('a national number is refused before any request, naming the item', async () => {

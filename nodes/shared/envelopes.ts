@@ -1,10 +1,10 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
+import { normalisedPhoneNumber } from './phoneNumbers';
 import {
-	countryCode,
+	defaultCountry,
 	fieldsOf,
 	isSet,
-	normalisedPhoneNumber,
 	phoneNumber,
 	requiredText,
 	senderIdName,
@@ -16,6 +16,8 @@ export interface Envelope {
 	itemIndex: number;
 	senderId: string;
 	envelope: { number: string; message: string; thirdPartyRef?: string };
+	/** The number as the item wrote it, where reading it changed more than spaces (Dry Run shows it). */
+	numberAsWritten?: string;
 }
 
 /**
@@ -27,13 +29,13 @@ export type EnvelopeReaders = Record<
 	(itemIndex: number) => unknown
 > & { defaultCountryCode?: (itemIndex: number) => unknown };
 
-/** How this item's national numbers are read: with its Default Country Code, if the node has one. */
+/** How this item's national numbers are read: by its Default Country Code, if the node has one. */
 function nationalNumbers(node: INode, read: EnvelopeReaders, itemIndex: number): NationalNumbers {
 	if (read.defaultCountryCode === undefined) return { hasSetting: false };
 	const given = read.defaultCountryCode(itemIndex);
 	if (!isSet(given)) return { hasSetting: true };
 	const ref = fieldsOf(node, itemIndex, 'options')('defaultCountryCode', 'Default Country Code');
-	return { hasSetting: true, defaultCountryCode: countryCode(ref, given) };
+	return { hasSetting: true, country: defaultCountry(ref, given) };
 }
 
 /**
@@ -43,10 +45,11 @@ function nationalNumbers(node: INode, read: EnvelopeReaders, itemIndex: number):
 export function readEnvelope(node: INode, read: EnvelopeReaders, itemIndex: number): Envelope {
 	const ref = fieldsOf(node, itemIndex);
 	const thirdPartyRef = read.thirdPartyRef(itemIndex);
+	const written = read.number(itemIndex);
 	const envelope: Envelope['envelope'] = {
 		number: phoneNumber(
 			ref('number', 'Recipient Number'),
-			read.number(itemIndex),
+			written,
 			nationalNumbers(node, read, itemIndex),
 		),
 		message: requiredText(ref('message', 'Message'), read.message(itemIndex)),
@@ -55,10 +58,12 @@ export function readEnvelope(node: INode, read: EnvelopeReaders, itemIndex: numb
 	if (isSet(thirdPartyRef) && !blank) {
 		envelope.thirdPartyRef = requiredText(ref('thirdPartyRef', 'Reference'), thirdPartyRef);
 	}
+	const numberAsWritten = String(written).trim();
 	return {
 		itemIndex,
 		senderId: senderIdName(ref('senderId', 'Sender ID'), read.senderId(itemIndex)),
 		envelope,
+		...(numberAsWritten.replace(/\s/g, '') === envelope.number ? {} : { numberAsWritten }),
 	};
 }
 

@@ -3,7 +3,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from './list';
 import { pageCount, walkPages, type PageAt } from './pageWalker';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
-import { normalisedPhoneNumber } from './validation';
+import { normalisedPhoneNumber } from './phoneNumbers';
 
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
 // (spec section 6). The spec has no request for one message and does not say that an outgoing

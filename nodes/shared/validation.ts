@@ -1,5 +1,7 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
+import { readDefaultCountry, readPhoneNumber, type DefaultCountry } from './phoneNumbers';
+
 /** Where a value came from, so that an error can name the item and the field. */
 export interface FieldRef {
 	node: INode;
@@ -80,46 +82,15 @@ export function senderIdName(ref: FieldRef, value: unknown): string {
 	return text;
 }
 
-/** A trunk "0" in parentheses after the country code ("+44 (0)7700 900123"): not dialled from abroad. */
-const TRUNK_ZERO = /(?<=\d[\s\-.]*)\(\s*0\s*\)/g;
-const PHONE_DECORATION = /[\s\-().]/g;
-
-/**
- * A phone number as people write it, read into the API's form: digits with the country code, no
- * plus sign (spec 2.3). Spaces, dashes, dots and parentheses are dropped, and a "(0)" after the
- * country code with them. A leading "+" or "00" is the international prefix: the country code
- * follows, and a 0 after it is kept (Italian numbers are written +39 06…). A single leading 0 is
- * the national trunk prefix: `defaultCountryCode` takes its place, and without one the number is
- * `national`. Digits without either prefix already start with their country code. 6 to 15 digits
- * must result, the first not 0 (no country code starts with 0).
- */
-export function readPhoneNumber(
-	text: string,
-	defaultCountryCode?: string,
-): { digits: string } | { refused: 'national' | 'invalid' } {
-	const parts = /^(\+|00)?(\d+)$/.exec(text.replace(TRUNK_ZERO, '').replace(PHONE_DECORATION, ''));
-	if (!parts) return { refused: 'invalid' };
-	let digits = parts[2];
-	if (parts[1] === undefined && digits.startsWith('0')) {
-		if (defaultCountryCode === undefined) return { refused: 'national' };
-		digits = defaultCountryCode + digits.slice(1);
-	}
-	return /^[1-9]\d{5,14}$/.test(digits) ? { digits } : { refused: 'invalid' };
-}
-
-/** The number as `readPhoneNumber` reads it without a default country code; undefined if refused. */
-export function normalisedPhoneNumber(text: string): string | undefined {
-	const read = readPhoneNumber(text);
-	return 'digits' in read ? read.digits : undefined;
-}
-
-/** How a node reads national numbers: with the country code of its setting, if it has one. */
+/** How a node reads national numbers: by the country of its setting, if it has one. */
 export interface NationalNumbers {
 	/** The node has a Default Country Code setting (SMS → Send's Options). */
 	hasSetting: boolean;
 	/** Its value, when set. */
-	defaultCountryCode?: string;
+	country?: DefaultCountry;
 }
+
+const COUNTRY_CODE_EXAMPLES = '44 or GB for Britain, 1 or US for the United States';
 
 /**
  * A recipient's number, read by `readPhoneNumber` (the same rules wherever the package takes a
@@ -131,36 +102,48 @@ export function phoneNumber(
 	national: NationalNumbers = { hasSetting: false },
 ): string {
 	const raw = requiredText(ref, value);
-	const read = readPhoneNumber(raw, national.defaultCountryCode);
+	const read = readPhoneNumber(raw, national.country);
 	if ('digits' in read) return read.digits;
 	if (read.refused === 'national') {
+		const fix = 'Add the country code (for example +44 7700 900123 for the British 07700 900123)';
 		throw invalidField(
 			ref,
-			`has no country code: ${show(raw)} starts with the national trunk prefix 0`,
+			`has no country code: ${show(raw)} ${
+				/^[\s(]*0/.test(raw)
+					? 'starts with the national trunk prefix 0'
+					: 'writes an area code in parentheses, as a national number'
+			}`,
 			national.hasSetting
-				? 'Add the country code (for example +44 7700 900123 for the British 07700 900123), or set Default Country Code in Options (44 for Britain).'
-				: 'Add the country code, for example +44 7700 900123 for the British 07700 900123.',
+				? `${fix}, or set Default Country Code in Options (${COUNTRY_CODE_EXAMPLES}).`
+				: `${fix}.`,
+		);
+	}
+	if (read.refused === 'length') {
+		throw invalidField(
+			ref,
+			`is not a possible phone number: ${show(raw)} has too many or too few digits for a number of +${read.callingCode}`,
+			'Check the digits: each number is read by its own country’s rules (Google’s libphonenumber).',
 		);
 	}
 	throw invalidField(
 		ref,
 		`is not a phone number: ${show(raw)}`,
-		'Use the number with its country code, for example 254712345678 or +254 712 345 678 (6 to 15 digits).',
+		'Use the number with its country code, for example 254712345678 or +254 712 345 678; letters and extensions cannot receive an SMS.',
 	);
 }
 
-/** A country code: 1 to 3 digits, the first not 0; a leading "+" is tolerated. */
-export function countryCode(ref: FieldRef, value: unknown): string {
+/** Default Country Code: a calling code ("44", "+44") or a country's ISO code ("GB"). */
+export function defaultCountry(ref: FieldRef, value: unknown): DefaultCountry {
 	const text = requiredText(ref, value).trim();
-	const parts = /^\+?([1-9]\d{0,2})$/.exec(text);
-	if (!parts) {
+	const country = readDefaultCountry(text);
+	if (country === undefined) {
 		throw invalidField(
 			ref,
 			`is not a country code: ${show(text)}`,
-			'Use the digits of the country code, for example 44 for Britain or 254 for Kenya.',
+			`Use a country's calling code or its two-letter ISO code, for example ${COUNTRY_CODE_EXAMPLES}.`,
 		);
 	}
-	return parts[1];
+	return country;
 }
 
 /** A value of an options parameter, which an expression can set to anything. */

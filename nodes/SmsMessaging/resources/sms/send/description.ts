@@ -73,9 +73,9 @@ export const smsSendDescription: INodeProperties[] = [
 				name: 'defaultCountryCode',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. 44',
+				placeholder: 'e.g. 44 or GB',
 				description:
-					'The country of national numbers, those written with a leading 0 such as 07700 900123: its code (digits, e.g. 44 for Britain) takes the place of the 0. Numbers written with + or 00 keep their own country code. Without it a national number is refused.',
+					"The country of numbers written without + or 00: its calling code (44, +44) or ISO code (GB). Each number is read by that country's rules: 07700 900123 with 44 goes to 447700900123, (212) 555-1234 with 1 (the US has no trunk 0) to 12125551234, and one that cannot be a number there is read as already carrying its country code. Without it a number with a leading 0 or an area code in parentheses is refused.",
 			},
 			{
 				displayName: 'Dry Run',
@@ -83,7 +83,7 @@ export const smsSendDescription: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to only check the items and estimate their cost, without sending anything. Each item shows its normalised number, encoding, SMS parts and estimated credits.',
+					'Whether to only check the items and estimate their cost, without sending anything. Each item shows its number as it would be sent (and as written, where reading it changed it), encoding, SMS parts and estimated credits.',
 			},
 			{
 				displayName: 'Max Attempts',
