@@ -36,7 +36,7 @@ describe('Free Text', () => {
 		expect(resumed).toBeUndefined();
 		const html = response.body!;
 		expect(html).toContain('Meter M-2 &amp; south: reading due');
-		expect(html).toContain('<form method="post">');
+		expect(html).toContain('<form method="post" enctype="multipart/form-data">');
 		expect(html).toContain('<textarea id="field-0" name="field-0" required');
 		expect(html).toContain('<button type="submit">Submit</button>');
 		expect(html).not.toMatch(/<script/);
@@ -56,6 +56,18 @@ describe('Free Text', () => {
 		expect(items!.map((item) => item.json)).toEqual([
 			{ data: { text: 'Reading 4711, seal intact' }, answeredBy: '254799000111' },
 		]);
+	});
+
+	test('an answer posted urlencoded (a page served before the forms posted multipart) is recorded', async () => {
+		const waiting = await waitingRun(freeText);
+		const { response, items } = await answer(waiting, {
+			method: 'POST',
+			link: linksSent(ctx.sim)[0],
+			body: { 'field-0': 'Reading 4711' },
+			encoding: 'urlencoded',
+		});
+		expect(response.statusCode).toBe(200);
+		expect(items!.map((item) => item.json.data)).toEqual([{ text: 'Reading 4711' }]);
 	});
 
 	test('Form Title, Form Description and Button Label', async () => {

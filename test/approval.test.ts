@@ -351,7 +351,7 @@ describe('SMS Messaging Approval: the page behind the link', () => {
 		const html = response.body!;
 		expect(html).toContain('name="viewport"');
 		expect(html).toContain('&lt;b&gt;Refund&lt;/b&gt; 120 &amp; &quot;close&quot; A-1?');
-		expect(html).toContain('<form method="post">');
+		expect(html).toContain('<form method="post" enctype="multipart/form-data">');
 		expect(html.match(/<button /g)).toHaveLength(1);
 		expect(html).toContain('name="approved" value="true">Approve</button>');
 		expect(html).not.toMatch(/<script|Decline/);
@@ -426,7 +426,7 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 			});
 			expect(resumed).toBeUndefined();
 			expect(response.statusCode).toBe(200);
-			expect(response.body).toContain('<form method="post">');
+			expect(response.body).toContain('<form method="post" enctype="multipart/form-data">');
 		}
 		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
 		// The wait goes on: a POST still answers.
@@ -453,7 +453,7 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		});
 		expect(resumed).toBeUndefined();
 		expect(response.statusCode).toBe(400);
-		expect(response.body).toContain('<form method="post">');
+		expect(response.body).toContain('<form method="post" enctype="multipart/form-data">');
 		expect(waiting.run.data.waitTill).toEqual(WAIT_INDEFINITELY);
 	});
 

@@ -8,6 +8,19 @@ import { claimAnswer, hasExpired, recipientOf, type Wait } from './waitKey';
 
 type Outcome = { status: number; html: string; data?: IDataObject };
 
+/**
+ * The fields a POST of the page's form gave. n8n (1.82 to 2.41) hands a multipart body over as
+ * `{ data: fields, files }`, one value unwrapped from its list; a urlencoded one (pages served
+ * before this package posted multipart) as the fields themselves.
+ */
+function postedFields(this: IWebhookFunctions): IDataObject {
+	const body = this.getBodyData();
+	const type = String(this.getHeaderData()['content-type'] ?? '');
+	if (!/^multipart\/form-data\b/i.test(type)) return body;
+	const { data } = body;
+	return data && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : {};
+}
+
 /** The page for one recipient, or what a POST of it records. */
 function handle(wait: Wait, recipient: number, method: string, body: IDataObject): Outcome {
 	const message = wait.messages[recipient];
@@ -52,7 +65,7 @@ export function answerRequest(
 	if (stored === undefined || recipient === undefined) return done(403, refusedPage());
 	// Checked at the door: n8n's wait tracker resumes the execution up to a minute after the limit.
 	if (hasExpired(stored)) return done(410, expiredPage());
-	const body = request.method === 'POST' ? this.getBodyData() : {};
+	const body = request.method === 'POST' ? postedFields.call(this) : {};
 	const outcome = handle(stored, recipient, request.method, body);
 	if (outcome.data === undefined) return done(outcome.status, outcome.html);
 	if (!claimAnswer(stored)) return done(409, alreadyAnsweredPage());

@@ -1,6 +1,6 @@
 import { inputName, type Given } from './checks';
 import type { FieldsForm, FormField } from './form';
-import { escapeHtml, page } from './page';
+import { escapeHtml, FORM_TAG, page } from './page';
 
 const attribute = (name: string, value: string) => ` ${name}="${escapeHtml(value)}"`;
 
@@ -64,7 +64,7 @@ export function formPage(
 		form.title,
 		`<h1>${escapeHtml(form.title)}</h1>
 <div class="message">${escapeHtml(form.description ?? message)}</div>${summary}
-<form method="post">
+${FORM_TAG}
 ${fields.join('\n')}
 <button type="submit">${escapeHtml(form.buttonLabel)}</button>
 </form>

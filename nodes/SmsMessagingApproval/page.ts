@@ -43,6 +43,12 @@ ${body}
 }
 
 /**
+ * How every page's form posts: multipart, as n8n's own forms do (from 2.41 n8n refuses any other
+ * POST to a send-and-wait node with a form, before the node sees it).
+ */
+export const FORM_TAG = '<form method="post" enctype="multipart/form-data">';
+
+/**
  * The page the SMS links to: the message and a form whose buttons post the choice back to the same
  * signed URL. Plain HTML, no script; only a button press records an answer, so a link preview that
  * fetches the page changes nothing.
@@ -60,7 +66,7 @@ export function choicePage(message: string, choices: ApprovalForm): string {
 		'Your answer is requested',
 		`<h1>Your answer is requested</h1>
 <div class="message">${escapeHtml(message)}</div>
-<form method="post">
+${FORM_TAG}
 ${buttons.join('\n')}
 </form>
 <p class="note">Only the first answer counts.</p>`,

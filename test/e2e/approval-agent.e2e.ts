@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { portsFor } from './lines';
+import { postForm } from './form-post';
 import { lines, N8n } from './n8n-rest';
 
 const APPROVAL_HITL = 'n8n-nodes-sms-messaging.smsMessagingApprovalHitlTool';
@@ -198,12 +199,7 @@ describeOn2x('n8n 2.x: Human review by SMS for an AI Agent', () => {
 		return { executionId, envelope };
 	}
 
-	const answer = async (link: string, approved: string) =>
-		await fetch(link, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({ approved }).toString(),
-		});
+	const answer = async (link: string, approved: string) => await postForm(link, { approved });
 
 	test('the tool call waits for the SMS approval, then the tool runs', async () => {
 		const { executionId, envelope } = await startAgent();

@@ -4,6 +4,7 @@
 // answer after a 3 s time limit refused before n8n's wait tracker resumes the execution.
 import { EVERY_FIELD_TYPE, SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { lineSession } from './line-session';
+import { postForm } from './form-post';
 import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -25,14 +26,6 @@ const GOOD: Array<[string, string]> = [
 	['field-6', 'leak'],
 	['field-6', 'noise'],
 ];
-
-/** The form's POST as a browser sends it (urlencoded, a multiselect as repeated names). */
-const post = async (link: string, fields: Array<[string, string]>) =>
-	await fetch(link, {
-		method: 'POST',
-		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: new URLSearchParams(fields).toString(),
-	});
 
 /** GOOD with one field's value replaced. */
 const withField = (name: string, value: string) =>
@@ -104,11 +97,13 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const page = await fetch(links[0]);
 			expect(page.status).toBe(200);
 			expect(await page.text()).toContain('<textarea id="field-0" name="field-0" required');
-			const empty = await post(links[0], [['field-0', '  ']]);
+			const empty = await postForm(links[0], [['field-0', '  ']]);
 			expect(empty.status).toBe(400);
 			expect(await empty.text()).toContain('Your answer: This field is required.');
 			await expectStillWaiting(executionId);
-			expect((await post(links[1], [['field-0', 'Seal broken, reading 4711']])).status).toBe(200);
+			expect((await postForm(links[1], [['field-0', 'Seal broken, reading 4711']])).status).toBe(
+				200,
+			);
 			const done = await finished(executionId);
 			expect(done.runs).toEqual([
 				[{ data: { text: 'Seal broken, reading 4711' }, answeredBy: '254712000002' }],
@@ -129,12 +124,12 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				['field-6', 'other', 'Checks: Choose options of the list, each once.'],
 			];
 			for (const [name, value, problem] of bad) {
-				const refused = await post(links[0], withField(name, value));
+				const refused = await postForm(links[0], withField(name, value));
 				expect(refused.status).toBe(400);
 				expect(await refused.text()).toContain(problem);
 			}
 			await expectStillWaiting(executionId);
-			expect((await post(links[0], GOOD)).status).toBe(200);
+			expect((await postForm(links[0], GOOD)).status).toBe(200);
 			const done = await finished(executionId);
 			expect(done.runs).toEqual([
 				[
@@ -166,15 +161,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			// n8n 2.x refuses the changed signed query itself; n8n 1.82 hands it to the node.
 			expect((await fetch(scanned)).status).toBeLessThan(500);
 			await expectStillWaiting(executionId);
-			expect(
-				(
-					await fetch(links[1], {
-						method: 'POST',
-						headers: { 'content-type': 'application/x-www-form-urlencoded' },
-						body: 'approved=true',
-					})
-				).status,
-			).toBe(200);
+			expect((await postForm(links[1], { approved: 'true' })).status).toBe(200);
 			const done = await finished(executionId);
 			expect(done.runs).toEqual([[{ data: { approved: true }, answeredBy: '254712000002' }]]);
 		});
@@ -188,11 +175,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				},
 			});
 			await sleep(4_000);
-			const late = await fetch(links[0], {
-				method: 'POST',
-				headers: { 'content-type': 'application/x-www-form-urlencoded' },
-				body: 'approved=true',
-			});
+			const late = await postForm(links[0], { approved: 'true' });
 			const page = await late.text();
 			expect(page).not.toContain('<title>Answer recorded</title>');
 			// n8n's wait tracker looks for due executions once a minute, and sets a timer for each that
@@ -210,7 +193,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const form = await (await fetch(report.links[0])).text();
 			expect(form).toContain('Meter M-1042, 12 Kenyatta Ave: please send your reading.');
 			expect(form).toContain('<button type="submit">Send report</button>');
-			const answered = await post(report.links[0], [
+			const answered = await postForm(report.links[0], [
 				['field-0', '10432.7'],
 				['field-1', 'intact'],
 				['field-2', 'noise'],
@@ -238,7 +221,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 
 			await n8n.simReset();
 			const question = await run('exAskFreeText', 'Ask by SMS');
-			expect((await post(question.links[0], [['field-0', 'Friday after 3 pm']])).status).toBe(200);
+			expect((await postForm(question.links[0], [['field-0', 'Friday after 3 pm']])).status).toBe(
+				200,
+			);
 			const replied = await until(
 				() => n8n.executionRuns(question.executionId, 'Answer'),
 				(execution) => execution.status === 'success' && execution.runs.length > 0,

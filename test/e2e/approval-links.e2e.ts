@@ -3,6 +3,7 @@
 // in a loop), once, by the recipient whose number the output names; and a time limit never
 // reads as approved, even when the input was approved.
 import { lineSession } from './line-session';
+import { postForm } from './form-post';
 import { codeNode, lines, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -64,12 +65,7 @@ const rows = (count: number) =>
 		)};`,
 	);
 
-const post = async (link: string, approved = 'true') =>
-	await fetch(link, {
-		method: 'POST',
-		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: new URLSearchParams({ approved }).toString(),
-	});
+const post = async (link: string, approved = 'true') => await postForm(link, { approved });
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',

@@ -2,6 +2,7 @@
 // read from the SMS the simulator received and opened as the recipient's phone would: the page,
 // then the button's POST. n8n itself checks the link's signature and resumes the execution.
 import { lineSession } from './line-session';
+import { postForm } from './form-post';
 import { codeNode, linearWorkflow, lines, sleep, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -96,12 +97,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			return { executionId, waiting, messages, link };
 		}
 
-		const post = async (link: string, approved: string) =>
-			await fetch(link, {
-				method: 'POST',
-				headers: { 'content-type': 'application/x-www-form-urlencoded' },
-				body: new URLSearchParams({ approved }).toString(),
-			});
+		const post = async (link: string, approved: string) => await postForm(link, { approved });
 
 		test('n8n offers the node, and on 2.x also as a Human review tool for AI agents', async () => {
 			const types = await n8n.nodeTypes();
@@ -134,7 +130,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(page.status).toBe(200);
 			const html = await page.text();
 			expect(html).toContain('Refund order A-1?');
-			expect(html).toContain('<form method="post">');
+			expect(html).toContain('<form method="post" enctype="multipart/form-data">');
 			expect(html).toContain('value="true">Approve</button>');
 			expect(html).not.toContain(endpoints.simulatorToken);
 			expect((await n8n.executionOutput(executionId, NODE)).status).toBe('waiting');

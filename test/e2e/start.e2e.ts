@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { E2E_LINES, lineEndpoints, portsFor } from './lines';
+import { postForm } from './form-post';
 import { N8n } from './n8n-rest';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -215,11 +216,7 @@ describe(`npm start on n8n ${line}, run as a user runs it`, () => {
 			/SMS #(\d+) from ACME to (\d+): Send "Spring sale: 20% off everything until Sunday\. Reply STOP to opt out\." to 3 customers\?\n {4}(http:\/\/127\.0\.0\.1:\d+\/webhook-waiting\/\S+)\n/,
 		);
 		expect((await fetch(link)).status).toBe(200);
-		const approved = await fetch(link, {
-			method: 'POST',
-			headers: { 'content-type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({ approved: 'true' }).toString(),
-		});
+		const approved = await postForm(link, { approved: 'true' });
 		expect(approved.status).toBe(200);
 
 		// The bulk send the approval let through: one line per message.

@@ -72,7 +72,20 @@ export interface WebhookRequest {
 	/** The link the request goes to (as an SMS carried it): its query arrives with the request. */
 	link?: string;
 	query?: Record<string, string>;
+	/** The form's fields; posted as the page's form posts them (multipart) unless told otherwise. */
 	body?: Record<string, unknown>;
+	encoding?: 'multipart' | 'urlencoded';
+}
+
+/** A POST's body and headers as n8n's webhook server hands them to the node (1.82 to 2.41). */
+function posted({ body = {}, encoding = 'multipart' }: WebhookRequest) {
+	if (encoding === 'urlencoded') {
+		return { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+	}
+	return {
+		body: { data: body, files: {} },
+		headers: { 'content-type': 'multipart/form-data; boundary=----sms-messaging-test' },
+	};
 }
 
 export interface Answer {
@@ -113,8 +126,7 @@ export async function answer(waiting: RunResult, request: WebhookRequest): Promi
 					...Object.fromEntries(new URL(request.link ?? 'http://link.invalid/').searchParams),
 					...request.query,
 				},
-				body: request.body ?? {},
-				headers: {},
+				...(request.method === 'POST' ? posted(request) : { body: {}, headers: {} }),
 				params: {},
 			},
 			httpResponse: response,

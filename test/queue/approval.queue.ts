@@ -4,6 +4,7 @@
 // one loses its workers in queue-mode.queue.ts.
 import fs from 'node:fs';
 
+import { postForm } from '../e2e/form-post';
 import { Simulator } from '../simulator/simulator';
 import {
 	callWebhook,
@@ -105,11 +106,7 @@ async function finished(executionId: string, timeoutMs = 60_000) {
 }
 
 const answer = async (link: string, approved: boolean) =>
-	await fetch(link, {
-		method: 'POST',
-		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: `approved=${approved}`,
-	});
+	await postForm(link, { approved: String(approved) });
 
 test('a waiting approval resumes on a worker with the answer', async () => {
 	const { waiting, link } = await waitingApproval('queue-approval', 'v2.3');
