@@ -70,7 +70,7 @@ export class SmsMessagingApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			baseURL: '={{ $credentials.baseUrl.trim().replace(/\\/+$/, "") }}',
 			url: '/contacts',
 			method: 'GET',
 			qs: { records: 1 },

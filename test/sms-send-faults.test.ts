@@ -257,7 +257,7 @@ describe('responses are checked, not trusted', () => {
 			'ORD-1',
 		]);
 		expect(result.items[2].json.error).toBe(
-			'Delivery unknown: the API accepted the request (HTTP 202) but no outgoing record echoes the number, text and reference of 1 of its 3 messages',
+			'Delivery unknown: the API accepted the request (HTTP 202) but no outgoing record pairs with 1 of its 3 messages (by number and reference, then text)',
 		);
 		expect(result.items[2].error?.description).toMatch(
 			/^Outcome: may have been sent, request 1 of 1\./,

@@ -28,7 +28,7 @@ export class SmsMessaging implements INodeType {
 		// Every operation but Send runs on n8n's routing, from these defaults and the routing of
 		// its fields; the credential adds the header each endpoint authenticates with.
 		requestDefaults: {
-			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			baseURL: '={{ $credentials.baseUrl.trim().replace(/\\/+$/, "") }}',
 			headers: { Accept: 'application/json' },
 			json: true,
 			// The answer of every status is read by the operations' postReceive (routing.ts).

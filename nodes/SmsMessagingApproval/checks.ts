@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { realDay } from '../shared/apiTime';
 import type { FieldsForm, FormField } from './form';
 
 /** The name of a field's input in the page's form: its position, whatever its label. */
@@ -18,13 +19,11 @@ const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
+/** A YYYY-MM-DD that names a day that exists. */
 function isRealDate(value: string): boolean {
 	const match = DATE.exec(value);
-	if (!match) return false;
-	const [year, month, day] = match.slice(1).map(Number);
-	const date = new Date(Date.UTC(year, month - 1, day));
 	return (
-		date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+		match !== null && realDay(Number(match[1]), Number(match[2]), Number(match[3])) !== undefined
 	);
 }
 

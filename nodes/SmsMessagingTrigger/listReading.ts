@@ -1,11 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { apiTime } from '../shared/apiTime';
 import { MAX_PAGE_SIZE } from '../shared/list';
 import { walkPages, type PageAt, type PageRead } from '../shared/pageWalker';
 import { sentSince } from '../shared/sentWindow';
 
 /** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
-export const sentAtOf = (record: IDataObject): number => Date.parse(String(record.sentAt));
+export const sentAtOf = (record: IDataObject): number => apiTime(record.sentAt);
 
 /**
  * Whether a record of the list has an id the trigger can follow it by (a whole number above 0); one

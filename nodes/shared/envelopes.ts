@@ -84,36 +84,79 @@ export function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][
 	return batches;
 }
 
-/** What an outgoing record echoes of its envelope, in the form Send builds envelopes. */
-function echoKey(record: unknown): string | undefined {
-	if (!record || typeof record !== 'object') return undefined;
-	const { recipient, message, thirdPartyRef } = record as IDataObject;
-	if (typeof recipient !== 'string' || typeof message !== 'string') return undefined;
-	const ref = isSet(thirdPartyRef) ? String(thirdPartyRef) : '';
-	return JSON.stringify([normalisedPhoneNumber(recipient) ?? recipient, message, ref]);
+/**
+ * A text as a service may store it: trimmed, line breaks as "\n", Unicode NFC (a decomposed "é"
+ * composed). Texts are compared in this form wherever a record of the API is matched to a message.
+ */
+export function comparableText(text: string): string {
+	return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
+}
+
+/** What the API must keep of an envelope: its number (in Send's form) and its reference. */
+const keptKey = (number: string, reference: unknown) =>
+	JSON.stringify([number, isSet(reference) ? String(reference) : '']);
+
+/** The outgoing records of an answer by what they keep of their envelope, in answer order. */
+function recordsByKept(outgoings: unknown): Map<string, IDataObject[]> {
+	const records = new Map<string, IDataObject[]>();
+	for (const record of Array.isArray(outgoings) ? outgoings : []) {
+		if (!record || typeof record !== 'object') continue;
+		const { recipient, thirdPartyRef } = record as IDataObject;
+		if (typeof recipient !== 'string') continue;
+		const key = keptKey(normalisedPhoneNumber(recipient) ?? recipient, thirdPartyRef);
+		const same = records.get(key) ?? [];
+		same.push(record as IDataObject);
+		records.set(key, same);
+	}
+	return records;
 }
 
 /**
- * Pairs the outgoing records of an accepted request with the envelopes it carried by what each
- * record echoes (recipient, message, reference), never by position alone: a record goes to the
- * first envelope, in request order, with the same echo that has none yet, so identical envelopes
- * get one record each. An envelope no record echoes gets `undefined`: its outcome is unknown.
+ * Pairs the envelopes of one number and reference with the records that keep them. One of each:
+ * they are each other's, whatever text the API stored. Several (a tie): by text, compared as
+ * `comparableText` gives it, in request order among equal texts; when one envelope and one record
+ * are left over, they are paired.
+ */
+function pairTie(envelopes: Envelope[], records: IDataObject[]): Array<IDataObject | undefined> {
+	if (envelopes.length === 1 && records.length === 1) return [records[0]];
+	const free = [...records];
+	const paired = envelopes.map(({ envelope }) => {
+		const text = comparableText(envelope.message);
+		const at = free.findIndex(
+			({ message }) => typeof message === 'string' && comparableText(message) === text,
+		);
+		return at === -1 ? undefined : free.splice(at, 1)[0];
+	});
+	const left = paired.flatMap((record, k) => (record ? [] : [k]));
+	if (left.length === 1 && free.length === 1) paired[left[0]] = free[0];
+	return paired;
+}
+
+/**
+ * Pairs the outgoing records of an accepted request with the envelopes it carried by what the API
+ * must keep of each (its number and reference), never by position alone; the text decides only
+ * between envelopes that share both (`pairTie`). An envelope no record pairs with gets
+ * `undefined`: its outcome is unknown.
  */
 export function matchOutgoings(
 	outgoings: unknown,
 	batch: Envelope[],
 ): Array<IDataObject | undefined> {
-	const records = new Map<string, IDataObject[]>();
-	for (const record of Array.isArray(outgoings) ? outgoings : []) {
-		const key = echoKey(record);
-		if (key === undefined) continue;
-		const same = records.get(key) ?? [];
-		same.push(record as IDataObject);
-		records.set(key, same);
+	const records = recordsByKept(outgoings);
+	const ties = new Map<string, number[]>();
+	batch.forEach(({ envelope }, k) => {
+		const key = keptKey(envelope.number, envelope.thirdPartyRef);
+		const tie = ties.get(key);
+		if (tie) tie.push(k);
+		else ties.set(key, [k]);
+	});
+	const result: Array<IDataObject | undefined> = batch.map(() => undefined);
+	for (const [key, positions] of ties) {
+		const paired = pairTie(
+			positions.map((k) => batch[k]),
+			records.get(key) ?? [],
+		);
+		positions.forEach((k, n) => (result[k] = paired[n]));
 	}
-	return batch.map(({ envelope }) =>
-		records
-			.get(JSON.stringify([envelope.number, envelope.message, envelope.thirdPartyRef ?? '']))
-			?.shift(),
-	);
+	return result;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 
 import { AUTO_CAP, AutoControl, type Attempt, type Signal } from './autoControl';
+import { baseUrlOf } from './validation';
 
 // How many requests an operation keeps in flight at once: Requests in Parallel = Auto (shared by
 // every run of a credential and host; autoControl.ts adapts it), or a fixed number (the run's
@@ -150,7 +151,7 @@ const shared = new Map<string, Pool>();
  */
 export function sharedLimiter(baseUrl: string, apiToken: string): Limiter {
 	const key = createHash('sha256')
-		.update(`${String(baseUrl).replace(/\/+$/, '')}\n${apiToken}`)
+		.update(`${baseUrlOf(baseUrl)}\n${apiToken}`)
 		.digest('hex');
 	let pool = shared.get(key);
 	if (pool) shared.delete(key);

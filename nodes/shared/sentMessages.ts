@@ -1,5 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
+import { apiTime } from './apiTime';
+import { comparableText } from './envelopes';
 import { MAX_PAGE_SIZE } from './list';
 import { pageCount, walkPages, type PageAt } from './pageWalker';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
@@ -8,13 +10,13 @@ import { normalisedPhoneNumber } from './phoneNumbers';
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
 // (spec section 6). The spec has no request for one message and does not say that an outgoing
 // record's `id` (Send's answer) is the SMS list's `id`, so a message is found by its recipient
-// and its exact text, and its id only chooses between records that both match.
+// and its text (as a service may store it), and its id only chooses between records that both match.
 
 /** A message sent earlier, to be found in the SMS list. */
 export interface SentMessage {
 	/** The number it went to, in any form Send accepts (compared after Send's normalisation). */
 	recipient: string;
-	/** Its text exactly as sent. */
+	/** Its text as sent (compared after `comparableText`). */
 	text: string;
 	/** The id Send's outgoing record gave it, if known: preferred, never required. */
 	messageId?: string | number;
@@ -33,8 +35,12 @@ function recipientOf(value: unknown): string {
 	return normalisedPhoneNumber(text) ?? text;
 }
 
-/** What a message and its record have in common: the normalised number and the exact text. */
-const keyOf = (recipient: unknown, text: unknown) => JSON.stringify([recipientOf(recipient), text]);
+/**
+ * What a message and its record have in common: the normalised number and the text, compared as
+ * a service may store it (`comparableText`: trimmed, line breaks, Unicode NFC).
+ */
+const keyOf = (recipient: unknown, text: unknown) =>
+	JSON.stringify([recipientOf(recipient), typeof text === 'string' ? comparableText(text) : text]);
 
 const isSetId = (messageId: SentMessage['messageId']) =>
 	messageId !== undefined && messageId !== '';
@@ -45,7 +51,7 @@ const idOf = ({ messageId, recordId }: SentMessage) => (isSetId(messageId) ? mes
 /** Newest first: by `sentAt`, then by the larger id. */
 function recency(a: IDataObject, b: IDataObject): number {
 	const at = (r: IDataObject) => {
-		const ms = Date.parse(String(r.sentAt));
+		const ms = apiTime(r.sentAt);
 		return Number.isNaN(ms) ? -Infinity : ms;
 	};
 	const byTime = at(b) - at(a);
@@ -56,7 +62,7 @@ function recency(a: IDataObject, b: IDataObject): number {
 /**
  * Gives each wanted message its SMS record, or undefined when the records hold none:
  * - a record matches a message when its recipient (normalised like Send's numbers) and its
- *   `content` (exactly) are the message's, and it was sent no earlier than the message's `since`;
+ *   `content` (as `comparableText` gives it) are the message's, and it was sent no earlier than the message's `since`;
  * - a matching record whose `id` equals the message's `messageId` is its record;
  * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
  *   given, in the order the messages come: the same text sent to the same number several times

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { apiTime } from './apiTime';
+
 // The sent-date window of the SMS list, in one place: the list filters by UTC day (`start-date`,
 // spec section 4.4), so every reading of it counts days in UTC, like the API's timestamps.
 
@@ -19,7 +21,7 @@ export function utcDay(at: number): string {
 
 /** The UTC day a record of the list was sent on; `fallback` when its `sentAt` cannot be read. */
 export function sentDayOf(record: IDataObject, fallback: string): string {
-	const at = Date.parse(String(record.sentAt));
+	const at = apiTime(record.sentAt);
 	return Number.isNaN(at) ? fallback : utcDay(at);
 }
 
@@ -46,7 +48,7 @@ export function startDateFor(since: number): string {
  * read is not (it cannot be told from an older message with the same number and text).
  */
 export function provablySentSince(record: IDataObject, since: number): boolean {
-	return Date.parse(String(record.sentAt)) >= since;
+	return apiTime(record.sentAt) >= since;
 }
 
 /**
@@ -54,6 +56,6 @@ export function provablySentSince(record: IDataObject, since: number): boolean {
  * its `sentAt` cannot be read.
  */
 export function sentSince(record: IDataObject, since: number): boolean {
-	const at = Date.parse(String(record.sentAt));
+	const at = apiTime(record.sentAt);
 	return Number.isNaN(at) || at >= since;
 }

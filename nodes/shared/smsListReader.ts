@@ -11,6 +11,7 @@ import { unwrapData } from './errors';
 import { checkedPage } from './list';
 import type { SmsPageReader } from './sentMessages';
 import { request as makeRequest, unansweredText, type RequestControl } from './transport';
+import { baseUrlOf } from './validation';
 
 export interface SmsListReading {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */
@@ -48,7 +49,7 @@ export function smsListReader(
 			this,
 			{
 				method: 'GET',
-				baseURL: String(baseUrl).replace(/\/+$/, ''),
+				baseURL: baseUrlOf(baseUrl),
 				url: '/sms',
 				qs,
 				headers: { Accept: 'application/json' },

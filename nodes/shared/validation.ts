@@ -1,5 +1,6 @@
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
+import { apiTime, realDay } from './apiTime';
 import { readDefaultCountry, readPhoneNumber, type DefaultCountry } from './phoneNumbers';
 
 /** Where a value came from, so that an error can name the item and the field. */
@@ -164,7 +165,9 @@ export function oneOrMoreOf(ref: FieldRef, value: unknown, allowed: string[]): s
 export function integerInRange(ref: FieldRef, value: unknown, min: number, max = Infinity): number {
 	if (!isSet(value))
 		throw invalidField(ref, 'is empty', 'Enter a number or an expression that gives one.');
-	const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	// Digits only in text: Number() would read "0x10" as 16 and "1e3" as 1000.
+	const number =
+		typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
 		const range = max === Infinity ? `of ${min} or more` : `from ${min} to ${max}`;
 		throw invalidField(ref, `must be a whole number ${range}, got ${show(value)}`);
@@ -196,37 +199,23 @@ export function uuid(ref: FieldRef, value: unknown): string {
 	return text;
 }
 
-function isoDate(year: number, month: number, day: number): string | undefined {
-	const date = new Date(Date.UTC(year, month - 1, day));
-	if (
-		date.getUTCFullYear() !== year ||
-		date.getUTCMonth() !== month - 1 ||
-		date.getUTCDate() !== day
-	) {
-		return undefined;
-	}
-	return date.toISOString().slice(0, 10);
-}
-
-const DATE_PREFIX = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:$|[T\s])/;
+const DATE_ONLY = /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})$/;
 const DAY_MONTH_ORDER = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/;
 
-/**
- * The API takes dates as YYYY-MM-DD. A date picked in the editor, typed as an ISO date or
- * date-time, or given by an expression (Luxon DateTime, JavaScript Date) keeps the calendar
- * date it names; "01/02/2026" is refused because it reads as two different days.
- */
 /** The ISO 8601 text of a Date or of n8n's DateTime (Luxon), if it is one. */
 function isoOf(value: object): unknown {
 	const candidate = value as { toISO?: () => string; toISOString?: () => string };
 	return candidate.toISO?.() ?? candidate.toISOString?.();
 }
 
-/** A moment: an ISO 8601 date-time (as Send's output gives it), a Date or n8n's DateTime; in ms. */
+/**
+ * A moment: an ISO 8601 date-time (as Send's output or the SMS list gives it; UTC without an
+ * offset, as `apiTime` reads the API's times), a Date or n8n's DateTime; in ms.
+ */
 export function dateTime(ref: FieldRef, value: unknown): number {
 	const text = value && typeof value === 'object' ? isoOf(value) : value;
 	const at =
-		typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(text.trim()) ? Date.parse(text) : NaN;
+		typeof text === 'string' && /^\d{4}-\d{2}-\d{2}[T ]/.test(text.trim()) ? apiTime(text) : NaN;
 	if (Number.isNaN(at)) {
 		throw invalidField(
 			ref,
@@ -237,6 +226,12 @@ export function dateTime(ref: FieldRef, value: unknown): number {
 	return at;
 }
 
+/**
+ * The API takes dates as YYYY-MM-DD. A date picked in the editor, typed as an ISO date or a whole
+ * ISO date-time, or given by an expression (Luxon DateTime, JavaScript Date) keeps the calendar
+ * date it names; "01/02/2026" is refused because it reads as two different days, and so is
+ * anything after a date that is not a real time ("2026-11-01 garbage", "2026-11-01T25:99").
+ */
 export function apiDate(ref: FieldRef, value: unknown): string {
 	const fail = () =>
 		invalidField(
@@ -252,16 +247,27 @@ export function apiDate(ref: FieldRef, value: unknown): string {
 	} else {
 		text = requiredText(ref, value).trim();
 	}
-	const parts = DATE_PREFIX.exec(text);
+	const parts = DATE_ONLY.exec(text);
 	if (parts) {
-		const date = isoDate(Number(parts[1]), Number(parts[2]), Number(parts[3]));
+		const date = realDay(Number(parts[1]), Number(parts[2]), Number(parts[3]));
 		if (date === undefined) throw fail();
 		return date;
+	}
+	if (/^\d{4}-/.test(text)) {
+		if (Number.isNaN(apiTime(text))) throw fail();
+		return text.slice(0, 10);
 	}
 	if (DAY_MONTH_ORDER.test(text)) throw fail();
 	const parsed = new Date(text);
 	if (Number.isNaN(parsed.getTime()) || !/[a-z]/i.test(text)) throw fail();
-	return isoDate(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate()) ?? '';
+	return realDay(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate()) ?? '';
+}
+
+/** A credential's base URL as requests use it: without spaces around it or a trailing slash. */
+export function baseUrlOf(value: unknown): string {
+	return String(value ?? '')
+		.trim()
+		.replace(/\/+$/, '');
 }
 
 /**

@@ -63,6 +63,11 @@ const PART_LIMITS = {
 	'UCS-2': [70, 134, 201, 268, 335, 402, 469, 536, 603, 670],
 };
 
+/** A time this API wrote, in ms: without an offset it is UTC (`localDateTimes`), on any host. */
+function utcMs(text) {
+	return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
+}
+
 /** Credits the simulated API charges for one message: one per part. */
 function smsParts(text) {
 	let encoding = 'GSM-7';
@@ -153,6 +158,11 @@ class Simulator {
 	 *   like an API far away on the network (see `latencyMs`)
 	 * @param {boolean} [options.startDateAfterDay] read `start-date` as the spec's words say,
 	 *   "messages sent after this date": from the end of that day (00:00 UTC of the next day)
+	 * @param {boolean} [options.localDateTimes] write every time as a Java service writes a
+	 *   LocalDateTime: UTC, without an offset (2026-11-27T09:30:00.123); the wrapper's timestamp
+	 *   stays UTC with Z (spec 2.1)
+	 * @param {boolean} [options.normaliseText] store and echo each sent text as a service that
+	 *   normalises it: Unicode NFC, CRLF as LF, no spaces around it
 	 * @param {(sms: {id: number, senderId: string, number: string, message: string, at: string}) => void} [options.onMessage]
 	 *   called with every SMS the send host accepts, as it enters the inbox (see inboxLine())
 	 */
@@ -271,15 +281,14 @@ class Simulator {
 				recipient: `2547${String(10000000 + i).slice(-8)}`,
 				content: `Seeded message ${i + 1} about order ${1000 + i}`,
 				status,
-				sentAt: sentAt.toISOString(),
-				deliveredAt:
-					status === 'DELIVERED' ? new Date(sentAt.getTime() + 60000).toISOString() : null,
+				sentAt: this.stamp(sentAt),
+				deliveredAt: status === 'DELIVERED' ? this.stamp(sentAt.getTime() + 60000) : null,
 				campaignId: campaigns[i % campaigns.length],
 				userId: (i % 3) + 1,
 			});
 		}
 		for (let i = 0; i < contacts; i++) {
-			const created = new Date(now - (contacts - i) * 3600000).toISOString();
+			const created = this.stamp(now - (contacts - i) * 3600000);
 			const first = FIRST[i % FIRST.length];
 			const last = LAST[i % LAST.length];
 			this.contacts.push({
@@ -295,8 +304,14 @@ class Simulator {
 		}
 	}
 
+	/** A time as this API writes it: ISO 8601 in UTC, without the Z with `localDateTimes`. */
+	stamp(at = Date.now()) {
+		const iso = new Date(at).toISOString();
+		return this.options.localDateTimes ? iso.slice(0, -1) : iso;
+	}
+
 	addSenderId({ name, purpose, access, sample }, status = 'PENDING') {
-		const at = new Date().toISOString();
+		const at = this.stamp();
 		const record = {
 			id: this.nextId.senderId++,
 			name,
@@ -333,8 +348,8 @@ class Simulator {
 			recipient,
 			content,
 			status,
-			sentAt: sentAt ?? new Date().toISOString(),
-			deliveredAt: status === 'DELIVERED' ? new Date().toISOString() : null,
+			sentAt: sentAt ?? this.stamp(),
+			deliveredAt: status === 'DELIVERED' ? this.stamp() : null,
 			campaignId: campaignId ?? randomUUID(),
 			userId,
 		};
@@ -365,8 +380,7 @@ class Simulator {
 			const record = this.sms.find((s) => s.id === id);
 			if (record?.status !== 'SENT') continue;
 			record.status = delivery.status;
-			record.deliveredAt =
-				delivery.status === 'DELIVERED' ? new Date(delivery.at).toISOString() : null;
+			record.deliveredAt = delivery.status === 'DELIVERED' ? this.stamp(delivery.at) : null;
 			this.revision++;
 		}
 	}
@@ -380,7 +394,7 @@ class Simulator {
 		if (!record) return undefined;
 		this.deliveries.delete(id);
 		record.status = status;
-		record.deliveredAt = status === 'DELIVERED' ? new Date().toISOString() : null;
+		record.deliveredAt = status === 'DELIVERED' ? this.stamp() : null;
 		this.revision++;
 		return record;
 	}
@@ -805,7 +819,7 @@ class Simulator {
 			);
 		const { name, purpose, access, sample } = record.body;
 		const needsApproval = name !== existing.name || purpose !== existing.purpose;
-		Object.assign(existing, { name, purpose, access, sample, updatedAt: new Date().toISOString() });
+		Object.assign(existing, { name, purpose, access, sample, updatedAt: this.stamp() });
 		if (needsApproval) existing.status = 'PENDING';
 		return [
 			200,
@@ -845,10 +859,13 @@ class Simulator {
 		}
 		this.balance -= required;
 		const campaignId = randomUUID();
-		const sentAt = new Date().toISOString();
-		const { deliveryDelayMs, failureRate } = this.options;
+		const sentAt = this.stamp();
+		const { deliveryDelayMs, failureRate, normaliseText } = this.options;
 		const outgoings = envelopes.map((e, i) => {
-			const { id } = this.addSms({ recipient: e.number, content: e.message, sentAt, campaignId });
+			const message = normaliseText
+				? e.message.normalize('NFC').replace(/\r\n?/g, '\n').trim()
+				: e.message;
+			const { id } = this.addSms({ recipient: e.number, content: message, sentAt, campaignId });
 			if (deliveryDelayMs !== undefined) {
 				const failed = this.deliveryRandom() < failureRate;
 				this.deliveries.set(id, {
@@ -856,14 +873,14 @@ class Simulator {
 					status: failed ? 'FAILED' : 'DELIVERED',
 				});
 			}
-			const sms = { id, senderId, number: e.number, message: e.message, at: sentAt };
+			const sms = { id, senderId, number: e.number, message, at: sentAt };
 			this.inbox.push(sms);
 			this.options.onMessage?.(sms);
 			return {
 				id,
 				senderId,
 				recipient: e.number,
-				message: e.message,
+				message,
 				credits: credits[i],
 				status: 'SENT',
 				thirdPartyRef: e.thirdPartyRef,
@@ -1032,8 +1049,8 @@ class Simulator {
 			(s) =>
 				!this.unlisted.has(s.id) &&
 				(status === null || status === 'all' || s.status === status) &&
-				(start === undefined || Date.parse(s.sentAt) >= start + startShift) &&
-				(end === undefined || Date.parse(s.sentAt) < end) &&
+				(start === undefined || utcMs(s.sentAt) >= start + startShift) &&
+				(end === undefined || utcMs(s.sentAt) < end) &&
 				(campaign === null || s.campaignId === campaign) &&
 				(userId === undefined || s.userId === userId) &&
 				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),

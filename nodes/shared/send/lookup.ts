@@ -11,7 +11,8 @@ import type { RequestSettings } from '../requestOptions';
 
 /**
  * Looks up, in the SMS list, messages whose send had an unknown outcome, with issue 21's matcher
- * (recipient after Send's normalisation and exact text, never one record for two messages). Only
+ * (recipient after Send's normalisation and text as a service may store it, never one record for
+ * two messages). Only
  * records sent since `runStartedAt` (when the first try that may have sent them started, less
  * `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number and text take their
  * records first, so that no sent message is another one's proof. Gives each envelope its SMS

@@ -11,6 +11,7 @@ import {
 	type RequestControl,
 	type RetryPolicy,
 } from '../transport';
+import { baseUrlOf } from '../validation';
 import type { SendOptions } from './options';
 import type { SendCredentials } from './plan';
 
@@ -46,7 +47,7 @@ export async function sendBatch(
 		this,
 		{
 			method: 'POST',
-			baseURL: credentials.sendBaseUrl,
+			baseURL: baseUrlOf(credentials.sendBaseUrl),
 			url: '/outgoings/send',
 			body: { senderId: batch[0].senderId, envelopes: batch.map(({ envelope }) => envelope) },
 			json: true,
@@ -108,7 +109,7 @@ export async function sendBatch(
 	const missing = records.filter((record) => !record).length;
 	if (missing === 0) return { sent };
 	const why = Array.isArray(outgoings)
-		? `no outgoing record echoes the number, text and reference of ${missing} of its ${batch.length} messages`
+		? `no outgoing record pairs with ${missing} of its ${batch.length} messages (by number and reference, then text)`
 		: 'its answer has no "outgoings" list';
 	return {
 		sent,

@@ -31,7 +31,7 @@ const showOnlyForSmsGetStatus = { resource: ['sms'], operation: ['getStatus'] };
 export const smsGetStatusDescription: INodeProperties[] = [
 	{
 		displayName:
-			'Each input item is looked up in the SMS list by its number and exact text. Placed after SMS → Send, it needs no configuration. Reads the list only: it costs no credits.',
+			'Each input item is looked up in the SMS list by its number and text (spaces around it, line breaks and Unicode forms aside). Placed after SMS → Send, it needs no configuration. Reads the list only: it costs no credits.',
 		name: 'getStatusNotice',
 		type: 'notice',
 		default: '',
@@ -56,7 +56,7 @@ export const smsGetStatusDescription: INodeProperties[] = [
 		default: '={{ $json.message }}',
 		typeOptions: { rows: 2 },
 		description:
-			"The text exactly as it was sent. The default reads SMS → Send's output field message.",
+			"The text as it was sent (spaces around it, line breaks and Unicode forms may differ). The default reads SMS → Send's output field message.",
 		displayOptions: { show: showOnlyForSmsGetStatus },
 	},
 	{
@@ -160,7 +160,7 @@ function notFound(node: INode, { itemIndex, lookbackDays, sentAt, message }: Loo
 		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
 		{
 			itemIndex,
-			description: `No message to ${message.recipient} with exactly this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
+			description: `No message to ${message.recipient} with this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
 		},
 	);
 }

@@ -77,7 +77,8 @@ function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account
 	for (const [envelope, account] of accounts) {
 		const key = ledgerKey(envelope);
 		if (account.outcome === 'sent') {
-			kept.set(envelope.itemIndex, { key, outcome: 'sent', sent: sentFacts(account.item.json) });
+			const sent = sentFacts(account.item.json, envelope.envelope.message);
+			kept.set(envelope.itemIndex, { key, outcome: 'sent', sent });
 		} else if (account.outcome === 'unknown') {
 			const { message } = account.failure;
 			kept.set(envelope.itemIndex, { key, outcome: 'unknown', message, triedAt: account.triedAt });

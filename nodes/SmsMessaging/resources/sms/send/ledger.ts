@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { apiTime } from '../../../../shared/apiTime';
 import type { Envelope } from '../../../../shared/envelopes';
 import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternals';
 
@@ -25,9 +28,11 @@ export type LedgerEntry =
 	/** unknown: why, in the words the run used, and when the try that made the request started. */
 	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number };
 
-/** What the API gave a sent message that its item does not hold. */
+/** What the API gave a sent message that its item does not hold, and what its text was. */
 export interface SentFacts {
 	id: unknown;
+	/** `textHash` of the text that went out; absent in ledgers of builds before it was kept. */
+	textHash?: string;
 	/** ms */
 	sentAt: number;
 	/** Found in the SMS list by the lookup, which does not know credits and balance. */
@@ -36,55 +41,84 @@ export interface SentFacts {
 	balance?: unknown;
 }
 
-/** How an entry is stored: a sent message as an array, [key, id, sentAt, credits, balance]. */
+/**
+ * How an entry is stored: a sent message as an array, [key, id, sentAt, textHash] when the SMS
+ * list gave it, [key, id, sentAt, credits, balance, textHash] when Send's answer did (and the same
+ * without textHash, as builds before it stored them).
+ */
 type Stored =
 	| [string, unknown, number]
+	| [string, unknown, number, string]
 	| [string, unknown, number, unknown, unknown]
+	| [string, unknown, number, unknown, unknown, string]
 	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number }
 	/** As builds before the 64-byte form stored a sent message: its whole output. */
 	| { key: string; outcome: 'sent'; json: IDataObject };
 
 function stored(entry: LedgerEntry): Stored {
 	if (entry.outcome === 'unknown') return entry;
-	const { id, sentAt, found, credits, balance } = entry.sent;
+	const { id, sentAt, found, credits, balance, textHash = '' } = entry.sent;
 	return found
-		? [entry.key, id, sentAt]
-		: [entry.key, id, sentAt, credits ?? null, balance ?? null];
+		? [entry.key, id, sentAt, textHash]
+		: [entry.key, id, sentAt, credits ?? null, balance ?? null, textHash];
 }
 
 function entryOf(value: Stored): LedgerEntry {
 	if (!Array.isArray(value)) {
 		if (value.outcome === 'unknown') return value;
-		return { key: value.key, outcome: 'sent', sent: sentFacts(value.json ?? {}) };
+		const json = value.json ?? {};
+		const text = typeof json.message === 'string' ? json.message : undefined;
+		return { key: value.key, outcome: 'sent', sent: sentFacts(json, text) };
 	}
-	const [key, id, sentAt, credits, balance] = value;
-	const found = value.length === 3;
+	const [key, id, sentAt] = value;
+	const found = value.length <= 4;
+	const [credits, balance] = found ? [] : [value[3], value[4]];
+	const textHash = value[found ? 3 : 5];
 	return {
 		key,
 		outcome: 'sent',
-		sent: { id, sentAt, found, ...(found ? {} : { credits, balance }) },
+		sent: {
+			id,
+			sentAt,
+			found,
+			...(found ? {} : { credits, balance }),
+			...(typeof textHash === 'string' && textHash !== '' ? { textHash } : {}),
+		},
 	};
 }
 
-/** What the ledger keeps of a sent message's output item. */
-export function sentFacts(json: IDataObject): SentFacts {
-	const sentAt = Date.parse(String(json.sentAt));
+/** A short hash of a text: enough to tell whether a later try's text is the one that went out. */
+export const textHash = (text: string) =>
+	createHash('sha256').update(text).digest('base64').slice(0, 6);
+
+/** What the ledger keeps of a sent message's output item; `text`: the text that went out. */
+export function sentFacts(json: IDataObject, text: string | undefined): SentFacts {
+	const sentAt = apiTime(json.sentAt);
 	return {
 		id: json.id,
+		...(text === undefined ? {} : { textHash: textHash(text) }),
 		sentAt: Number.isNaN(sentAt) ? Date.now() : sentAt,
 		found: json.foundInSmsList === true,
 		...(json.foundInSmsList ? {} : { credits: json.credits, balance: json.balance }),
 	};
 }
 
-/** The output of a message an earlier try sent, rebuilt from its item and what the ledger kept. */
+/** What a recalled item says when this try's text is not the one an earlier try sent. */
+export const OTHER_TEXT_NOTE =
+	"An earlier try of this node in this execution sent this item's message with another text than this try's (the Message changes each time it is read, as a code or {{ $now }} does), so `message` is left out: the text that went out is not known here. SMS → Get Many shows it.";
+
+/**
+ * The output of a message an earlier try sent, rebuilt from its item and what the ledger kept:
+ * this try's text only when it is the one that went out.
+ */
 export function recalledJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
 	const found = facts.found;
+	const sameText = facts.textHash === undefined || facts.textHash === textHash(envelope.message);
 	return {
 		id: facts.id as IDataObject[string],
 		senderId,
 		recipient: envelope.number,
-		message: envelope.message,
+		...(sameText ? { message: envelope.message } : { note: OTHER_TEXT_NOTE }),
 		...(found ? {} : { credits: facts.credits as IDataObject[string], status: 'SENT' }),
 		...(envelope.thirdPartyRef === undefined ? {} : { thirdPartyRef: envelope.thirdPartyRef }),
 		...(found ? { foundInSmsList: true } : { balance: facts.balance as IDataObject[string] }),
