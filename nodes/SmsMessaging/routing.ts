@@ -22,7 +22,7 @@ import {
 } from '../shared/errors';
 import { sharedLimiter } from '../shared/limiter';
 import { checkedPage, collectPages, repeatedPagesError } from '../shared/list';
-import type { PageAt } from '../shared/pageWalker';
+import type { PageAt, WalkOptions } from '../shared/pageWalker';
 import {
 	CREDENTIAL_TYPE,
 	requestLoop,
@@ -265,6 +265,17 @@ function recordsWanted(this: IExecutePaginationFunctions): number {
 }
 
 /**
+ * Where records that arrive while a list is read land in the order asked for: first on the
+ * contact list (newest first, no sort) and on the SMS list by id or sentAt descending (the
+ * default), last when ascending; a status order puts them anywhere, so its reading is no snapshot.
+ */
+function arrivalsOf(qs: IDataObject | undefined): WalkOptions['arrivals'] {
+	const [field, direction] = String(qs?.sort ?? 'id,desc').split(',');
+	if (field === 'status') return undefined;
+	return direction === 'asc' ? 'last' : 'first';
+}
+
+/**
  * The request hook of both lists' Get Many: checks the item's `parameters`, Return All and Limit,
  * then reads the item's records up to the Limit or all of them; after the first page, several
  * pages at once when the API says how many there are, as many as the credential's Auto limiter
@@ -317,7 +328,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				readPage,
 				limit,
 				repeatedPagesError(node, 'running it again is safe', itemIndex),
-				() => gate.window,
+				{ parallel: () => gate.window, arrivals: arrivalsOf(request.options.qs) },
 			);
 			return records.map((json) => ({
 				json: maskedSmsRecord(json),

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
 import { unexpectedBodyError, type ApiErrorContext } from './errors';
-import { walkPages, type PageAt, type PageRead } from './pageWalker';
+import { walkPages, type PageAt, type PageRead, type WalkOptions } from './pageWalker';
 
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -39,12 +39,13 @@ export function repeatedPagesError(node: INode, again: string, itemIndex?: numbe
  * (pageWalker.ts): every page asked at the same size, the largest (or the Limit when smaller),
  * because the API numbers pages by the size asked for; the last page is trimmed to the Limit.
  * `parallel`: pages read at once when the first page says how many there are (a limiter's window).
+ * `arrivals`: where records that arrive meanwhile land, for a reading that is a snapshot of the list.
  */
 export async function collectPages(
 	read: PageRead,
 	limit: number,
 	repeated: (at: PageAt) => Error,
-	parallel?: () => number,
+	{ parallel, arrivals }: Pick<WalkOptions, 'parallel' | 'arrivals'> = {},
 ): Promise<IDataObject[]> {
 	const records: IDataObject[] = [];
 	await walkPages(
@@ -53,7 +54,7 @@ export async function collectPages(
 			records.push(...(data.content as IDataObject[]).slice(0, limit - records.length));
 			return records.length >= limit;
 		},
-		{ size: Math.min(MAX_PAGE_SIZE, limit), parallel, records: limit, repeated },
+		{ size: Math.min(MAX_PAGE_SIZE, limit), parallel, records: limit, repeated, arrivals },
 	);
 	return records;
 }

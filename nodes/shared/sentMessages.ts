@@ -259,12 +259,14 @@ export async function findSentMessages(
 			search = byNumber;
 			return true;
 		},
-		{ size: MAX_PAGE_SIZE, parallel, repeated },
+		// Newest first: messages sent meanwhile land first, and are no message wanted here.
+		{ size: MAX_PAGE_SIZE, parallel, repeated, arrivals: 'first' },
 	);
 	for (const [number, ofNumber] of search ?? []) {
 		await walkPages(read(number), (data) => add(data) || ofNumber.every((key) => !open.has(key)), {
 			size: MAX_PAGE_SIZE,
 			repeated,
+			arrivals: 'first',
 		});
 	}
 	return result();

@@ -257,6 +257,7 @@ class Simulator {
 		this.deliveries = new Map();
 		this.revision = 0;
 		this.unlisted = new Set();
+		this.arrivals = { sms: 0, contacts: 0 };
 		// Which sent messages fail: the same ones after every reset.
 		this.deliveryRandom = seededRandom(7);
 		const now = Date.parse('2026-11-20T12:00:00Z');
@@ -355,6 +356,48 @@ class Simulator {
 		};
 		this.sms.push(record);
 		return record;
+	}
+
+	/**
+	 * Makes records arrive while lists are read, as a bulk send running beside a reading or a CRM
+	 * adding contacts does: after each request to that list is answered, `perRequest` new records
+	 * join it (messages sent now, contacts created now: newest, so first in the default order).
+	 * reset() stops it.
+	 * @param {'sms' | 'contacts'} list
+	 * @param {number} perRequest
+	 */
+	arriveDuringReads(list, perRequest) {
+		this.arrivals[list] = perRequest;
+	}
+
+	/** A list's answer, once made: then the records `arriveDuringReads` adds before the next one. */
+	answered(list, answer) {
+		this.addArrivals(list);
+		return answer;
+	}
+
+	/** The records `arriveDuringReads` adds after each request to `list`. */
+	addArrivals(list) {
+		for (let k = 0; k < this.arrivals[list]; k++) {
+			if (list === 'sms') {
+				this.addSms({
+					recipient: `2547990${String(this.nextId.sms).padStart(5, '0')}`,
+					content: 'Arrived during the reading',
+				});
+				continue;
+			}
+			const at = this.stamp();
+			this.contacts.push({
+				id: this.nextId.contact++,
+				names: 'New Contact',
+				number: `2547980${String(this.nextId.contact).padStart(5, '0')}`,
+				email: null,
+				createdAt: at,
+				updatedAt: at,
+				deletedAt: null,
+				userId: 1,
+			});
+		}
 	}
 
 	/**
@@ -738,8 +781,10 @@ class Simulator {
 					POST: () => this.createSenderId(record),
 					PUT: () => this.updateSenderId(record),
 				},
-				'/sms': { GET: () => this.listSms(record, url, fault) },
-				'/contacts': { GET: () => this.listContacts(record, url, fault) },
+				'/sms': { GET: () => this.answered('sms', this.listSms(record, url, fault)) },
+				'/contacts': {
+					GET: () => this.answered('contacts', this.listContacts(record, url, fault)),
+				},
 			},
 			send: { '/outgoings/send': { POST: () => this.send(record, fault) } },
 		}[role];
