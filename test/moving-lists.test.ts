@@ -5,6 +5,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 1000, contacts: 1000 });
@@ -65,17 +66,8 @@ describe.each([30, 100, 150, 1000])('%i records arriving per request', (perReque
 
 test('Get Delivery Status of 300 messages while 100 messages arrive per request: each found', async () => {
 	const sent = await runWorkflow({
-		parameters: {
-			resource: 'sms',
-			operation: 'send',
-			senderId: 'ACME',
-			number: '={{ $json.phone }}',
-			message: '=Order {{ $json.order }} is on its way',
-		},
-		items: Array.from({ length: 300 }, (_, k) => ({
-			phone: `2547${String(10000000 + k)}`,
-			order: `ORD-${k}`,
-		})),
+		parameters: send(),
+		items: customers(300),
 		credentials: ctx.credentials,
 	});
 	expect(sent.error).toBeUndefined();
@@ -99,15 +91,8 @@ test('Send’s lookup after a timeout, while 100 messages arrive per list reques
 	ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
 	ctx.sim.arriveDuringReads('sms', 100);
 	const result = await runWorkflow({
-		parameters: {
-			resource: 'sms',
-			operation: 'send',
-			senderId: 'ACME',
-			number: '={{ $json.phone }}',
-			message: '=Order {{ $json.order }} is on its way',
-			requestOptions: { timeout: 500 },
-		},
-		items: Array.from({ length: 3 }, (_, k) => ({ phone: `2547${10000000 + k}`, order: `O-${k}` })),
+		parameters: send({ timeout: 500 }),
+		items: customers(3),
 		credentials: ctx.credentials,
 	});
 	expect(result.error).toBeUndefined();
