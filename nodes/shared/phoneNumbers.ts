@@ -11,7 +11,7 @@ import {
 export type DefaultCountry = { defaultCountry: CountryCode } | { defaultCallingCode: string };
 
 /** What a number as written became: the API's digits, or why it cannot be sent. */
-export type NumberReading =
+type NumberReading =
 	| { digits: string }
 	| { refused: 'national' | 'notANumber' }
 	| { refused: 'length'; callingCode: string };

@@ -88,7 +88,7 @@ function entryOf(value: Stored): LedgerEntry {
 }
 
 /** A short hash of a text: enough to tell whether a later try's text is the one that went out. */
-export const textHash = (text: string) =>
+const textHash = (text: string) =>
 	createHash('sha256').update(text).digest('base64').slice(0, 6);
 
 /** What the ledger keeps of a sent message's output item; `text`: the text that went out. */
@@ -104,7 +104,7 @@ export function sentFacts(json: IDataObject, text: string | undefined): SentFact
 }
 
 /** What a recalled item says when this try's text is not the one an earlier try sent. */
-export const OTHER_TEXT_NOTE =
+const OTHER_TEXT_NOTE =
 	"An earlier try of this node in this execution sent this item's message with another text than this try's (the Message changes each time it is read, as a code or {{ $now }} does), so `message` is left out: the text that went out is not known here. SMS → Get Many shows it.";
 
 /**
