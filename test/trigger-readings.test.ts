@@ -47,7 +47,8 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect(new Set(emittedPairs(await trigger.poll())).size).toBe(101);
 
 		// While page 2 of the SENT list is asked, the newest message is delivered: the oldest one
-		// moves up onto page 1, already read.
+		// moves up onto page 1, already read. (A new PENDING message makes the poll read on.)
+		message('PENDING');
 		ctx.sim.requests = [];
 		ctx.sim.inject({
 			path: '/sms',
@@ -129,7 +130,9 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect(emittedPairs(await trigger.poll())).toHaveLength(101);
 
 		// Page 2 gets a 503, and the newest message is delivered before it is asked again: this poll
-		// saw it SENT on page 1, and then DELIVERED in the list of every status.
+		// saw it SENT on page 1, and then DELIVERED in the list of every status. (A new PENDING
+		// message makes the poll read on.)
+		message('PENDING');
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
@@ -231,7 +234,6 @@ describe('SMS Messaging Trigger: the full reading', () => {
 	test('a move between two watched outcome statuses (DELIVERED to FAILED) comes with the full reading, 15 minutes by default', async () => {
 		const deep = deepDelivered();
 		const trigger = await activate();
-		// The first full reading learns which messages had failed before the activation.
 		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		ctx.sim.setSmsStatus(deep.id, 'FAILED');
 		// Not in flight, not new: the polls between full readings do not read that far.
@@ -239,10 +241,12 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		ctx.sim.requests = [];
 		const full = await later(30 * MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
-		// The FAILED list whole: a message in it that was not last seen FAILED moved there.
+		// The FAILED list whole: a message in it that was not last seen FAILED moved there. The
+		// first page of every status, asked first, is asked again after it.
 		expect(listRequests().map((r) => [r.query.status, r.query.page])).toEqual([
 			['PENDING', '1'],
 			['SENT', '1'],
+			[undefined, '1'],
 			['FAILED', '1'],
 			[undefined, '1'],
 		]);
@@ -270,16 +274,22 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		},
 	);
 
-	test('the activation does not read which messages had failed: a move from DELIVERED to FAILED before the first full reading is taken for a failure before the activation', async () => {
+	test('the activation reads which messages had failed: a move from DELIVERED to FAILED right after it comes with the first full reading', async () => {
 		const deep = deepDelivered();
 		const failedBefore = ctx.sim.sms[0];
 		const trigger = await activate();
-		expect(listRequests().map((r) => r.query.status)).toEqual([undefined, 'PENDING', 'SENT']);
+		expect(listRequests().map((r) => r.query.status)).toEqual([
+			'PENDING',
+			'SENT',
+			undefined,
+			'FAILED',
+		]);
 		ctx.sim.setSmsStatus(deep.id, 'FAILED');
-		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		// Both are known as failed from then on: never emitted.
+		const full = await later(15 * MINUTE_MS, async () => await trigger.poll());
+		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
+		// The one that had failed before is never emitted FAILED.
 		expect((await later(30 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		// The failed one sent again and delivered is emitted DELIVERED, as a change since.
+		// Sent again and delivered, it is emitted DELIVERED, as a change since.
 		ctx.sim.setSmsStatus(failedBefore.id, 'SENT');
 		expect((await later(31 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		ctx.sim.setSmsStatus(failedBefore.id, 'DELIVERED');
@@ -287,19 +297,17 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		expect(emittedPairs(delivered)).toEqual([`${failedBefore.id}:DELIVERED`]);
 	});
 
-	test('an empty answer to the FAILED list at the first full reading is not taken for an empty list: what had failed is not emitted later', async () => {
+	test('an empty answer to the FAILED list at the activation is not taken for an empty list: the next poll reads it again, and what had failed is not emitted', async () => {
 		const failed = Array.from({ length: 3 }, () => message('FAILED', 2));
 		for (let i = 0; i < 20; i++) message('DELIVERED', 1);
-		const trigger = await activate();
 		ctx.sim.inject({ path: '/sms', query: { status: 'FAILED' }, empty: true });
-		ctx.sim.requests = [];
-		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		const trigger = await activate();
 		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(1);
 		// Read again by the next poll, which learns them.
 		ctx.sim.requests = [];
-		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(1);
-		for (const minutes of [17, 31, 46]) {
+		for (const minutes of [2, 16, 31]) {
 			expect((await later(minutes * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		}
 		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
@@ -310,18 +318,16 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		expect(stored.split(',').map((step) => parseInt(step, 36))).toEqual([failed[0].id, 1, 1]);
 	});
 
-	test('a FAILED list that two polls in a row find empty is empty: a move to FAILED after them comes', async () => {
+	test('a FAILED list that the activation and the next poll find empty is empty: a move to FAILED after them comes', async () => {
 		const deep = deepDelivered();
 		ctx.sim.setSmsStatus(ctx.sim.sms[0].id, 'DELIVERED');
 		const trigger = await activate();
-		ctx.sim.requests = [];
-		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		// Two requests for the empty list, then the full readings every 15 minutes again.
+		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		// Two requests for the empty list, then the full readings every 15 minutes.
 		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(2);
 		ctx.sim.setSmsStatus(deep.id, 'FAILED');
-		expect((await later(17 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		const full = await later(31 * MINUTE_MS, async () => await trigger.poll());
+		expect((await later(2 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		const full = await later(16 * MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(full)).toEqual([`${deep.id}:FAILED`]);
 	});
 });
@@ -360,6 +366,13 @@ const HISTORIES: History[] = Array.from({ length: 44 }, (_, i) => ({
 	contextPerPoll: Math.floor(i / 4) % 2 === 1,
 }));
 
+/** 8 histories with no outcome status watched, where a move from SENT back to PENDING counts. */
+const IN_FLIGHT_HISTORIES: History[] = Array.from({ length: 8 }, (_, i) => ({
+	seed: i + 201,
+	statuses: [['PENDING', 'SENT'], ['PENDING']][i % 2],
+	contextPerPoll: i >= 4,
+}));
+
 /** 16 histories where a new message is often listed after newer ones, for up to 8 minutes. */
 const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
 	...history,
@@ -374,12 +387,10 @@ const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
  * nothing emitted twice, nothing emitted that did not happen, and after every clean poll (no
  * fault, no change while it read) every status a message reached before it has been emitted;
  * a move between two outcome statuses (DELIVERED to FAILED), which only a full reading sees, by
- * the full reading at the end. The activation does not read which messages had FAILED, the first
- * full reading does: the outcome statuses of a message already DELIVERED or FAILED at the
- * activation whose status changed before that reading (up to the first clean poll at 15 minutes
- * or later) are not checked, but that none is emitted twice (docs/trigger.md); nor are the
- * in-flight statuses of a message sent again from an outcome status that no clean poll had seen
- * SENT before (delivered between two polls, or sent straight into an outcome status).
+ * the full reading at the end, also for a message DELIVERED or FAILED at the activation. Not
+ * checked, but that none is emitted twice (docs/trigger.md): the in-flight statuses of a message
+ * sent again from an outcome status that no clean poll had seen SENT before (delivered between
+ * two polls, or sent straight into an outcome status).
  */
 async function runHistory({ seed, statuses, contextPerPoll, late = false }: History) {
 	const random = seeded(seed);
@@ -412,12 +423,6 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 	const outcomeSinceSeen = new Set(
 		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
 	);
-	/** Messages in an outcome status at the activation that changed before the first full reading. */
-	const beforeFailedRead = new Set<number>();
-	let failedRead = false;
-	const outcomeAtActivation = new Set(
-		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
-	);
 	/** Messages a clean poll (or the activation) saw in flight, with that status: "id:SENT". */
 	const seenInFlight = new Set(
 		ctx.sim.sms.filter((m) => IN_FLIGHT.includes(m.status)).map((m) => `${m.id}:${m.status}`),
@@ -427,8 +432,7 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 	/** Whether `pair` is one whose emission the model does not decide (see above). */
 	const undecided = (pair: string) => {
 		const [id, status] = pair.split(':');
-		if (IN_FLIGHT.includes(status)) return resentUnseen.has(Number(id));
-		return beforeFailedRead.has(Number(id));
+		return IN_FLIGHT.includes(status) && resentUnseen.has(Number(id));
 	};
 	const emitted: string[] = [];
 	const problems: string[] = [];
@@ -440,7 +444,6 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 	const unlisted = new Map<number, number>();
 	const setStatus = (id: number, status: string) => {
 		ctx.sim.setSmsStatus(id, status);
-		if (!failedRead && outcomeAtActivation.has(id)) beforeFailedRead.add(id);
 		if (!atActivation.has(`${id}:${status}`)) gained.add(`${id}:${status}`);
 		if (IN_FLIGHT.includes(status)) return;
 		if (outcomeSinceSeen.has(id)) movedBetweenOutcomes.add(`${id}:${status}`);
@@ -465,6 +468,10 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 		} else if (roll < 0.3) {
 			const pending = inStatus('PENDING');
 			if (pending.length) setStatus(pick(pending).id, 'SENT');
+		} else if (roll < 0.33) {
+			// Back from SENT to PENDING (a route queued it again).
+			const sent = inStatus('SENT');
+			if (sent.length) setStatus(pick(sent).id, 'PENDING');
 		} else if (roll < 0.95) {
 			// Most changes are recent messages being delivered.
 			const inFlight = inStatus('SENT').slice(-40);
@@ -491,6 +498,18 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 			.filter((m) => !unlisted.has(m.id))
 			.map((m) => `${m.id}:${m.status}`)
 			.filter((pair) => gained.has(pair) && statuses.includes(pair.split(':')[1]));
+
+	/** What the first pages of PENDING, SENT and every status say: their counts and newest ids. */
+	const firstPages = () =>
+		[['PENDING'], ['SENT'], [...IN_FLIGHT, 'DELIVERED', 'FAILED']]
+			.map((listed) => {
+				const ids = ctx.sim.sms
+					.filter((m) => listed.includes(m.status) && !unlisted.has(m.id))
+					.map((m) => m.id);
+				return `${ids.length}:${Math.max(0, ...ids)}`;
+			})
+			.join(' ');
+	const firstPagesSeen = new Set<string>();
 
 	for (; round < 30; round++) {
 		for (const [id, at] of unlisted) {
@@ -525,7 +544,12 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 				beforeAnswer: () => change(),
 			});
 		}
-		const clean = ctx.sim.faults.length === 0;
+		// A poll whose first pages say what they said when an earlier poll began has nothing to read
+		// (firstPages.ts): what moved since, in opposite directions that cancel out, waits for a poll
+		// with something to read, the full reading at the latest.
+		const quiet = firstPagesSeen.has(firstPages());
+		const clean = ctx.sim.faults.length === 0 && !quiet;
+		firstPagesSeen.add(firstPages());
 		// A clean poll sees every message in flight, and follows it from then on.
 		if (clean) {
 			for (const m of ctx.sim.sms) {
@@ -539,8 +563,7 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 		const outcome = await later(minutes * MINUTE_MS, async () => await trigger.poll());
 		emitted.push(...emittedPairs(outcome));
 		ctx.sim.faults = [];
-		// The first clean poll at 15 minutes or later is a full reading that reads the FAILED list whole.
-		if (clean && minutes >= 15) failedRead = true;
+		firstPagesSeen.add(firstPages());
 		if (clean) {
 			const missed = due().filter(
 				(pair) => !movedBetweenOutcomes.has(pair) && !emitted.includes(pair) && !undecided(pair),
@@ -601,6 +624,18 @@ describe('SMS Messaging Trigger: random histories against a model', () => {
 	);
 });
 
+describe('SMS Messaging Trigger: random histories watching in-flight statuses only', () => {
+	test.each(IN_FLIGHT_HISTORIES)(
+		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
+		async (history) => {
+			const { problems, due } = await runHistory(history);
+			expect(problems).toEqual([]);
+			expect(due).toBeGreaterThan(5);
+		},
+		60_000,
+	);
+});
+
 describe('SMS Messaging Trigger: random histories with messages listed late', () => {
 	test.each(LATE_HISTORIES)(
 		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
@@ -644,12 +679,14 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 	);
 
 	test.each([
-		[1, 'asked once more, it answers: every status down to the message that left', 1 + 3],
-		[2, 'empty again: every status down to the oldest message followed', 3 + 4],
+		[1, 'asked once more, it answers: every status down to the message that left', 2 + 3],
+		[2, 'empty again: every status down to the oldest message followed', 4 + 4],
 	])(
 		'the SENT list answers empty %i time(s) while a followed message fails: %s',
 		async (count, _, requests) => {
-			// The oldest message followed sits below 300 others; the newer ones near the top.
+			// The oldest message followed sits below 300 others; the newer ones near the top; one
+			// failed before them all.
+			message('FAILED', 3);
 			const messages = [message('SENT', 2)];
 			for (let i = 0; i < 300; i++) message('DELIVERED');
 			for (let i = 0; i < 4; i++) messages.push(message('SENT'));
@@ -663,7 +700,8 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 			});
 			ctx.sim.requests = [];
 			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
-			// PENDING and SENT (and SENT again), then pages of the list of every status.
+			// PENDING, SENT and the first page of every status; SENT again (and again), then pages of
+			// the list of every status from the first.
 			expect(listRequests()).toHaveLength(requests);
 			// The others are still followed.
 			ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');
@@ -710,9 +748,10 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 	test('20 changes among recent messages cost at most 15 requests; nothing new 7; a full reading every 15 minutes', async () => {
 		const stillSent = buildWindow();
 		const trigger = await activate();
-		// The activation reads the newest message 1, PENDING 1, SENT 5 (400, pages overlapping):
-		// neither the 9,200 delivered ones nor the 400 failed ones.
-		expect(listRequests()).toHaveLength(7);
+		// The activation reads PENDING 1, SENT 5 (400, pages overlapping), the newest messages 1 and
+		// FAILED 5 (400, pages overlapping): not the 9,200 delivered ones.
+		expect(listRequests()).toHaveLength(12);
+		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(5);
 
 		// The 20 newest messages in flight are delivered (16) or fail (4).
 		const changed = stillSent.slice(-20);
@@ -726,13 +765,12 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 
 		ctx.sim.requests = [];
 		expect((await trigger.poll()).items).toBeNull();
-		// Every status down to the newest known: 1, PENDING 1, SENT 5 (380 now, pages overlapping).
-		expect(listRequests()).toHaveLength(7);
+		// Nothing changed: the first pages of PENDING, SENT and every status say so.
+		expect(listRequests()).toHaveLength(3);
 
 		ctx.sim.requests = [];
 		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		// The full reading reads the FAILED list whole (404 now; the first one after the activation
-		// in pages that overlap), not the DELIVERED one.
+		// The full reading reads the FAILED list whole (404 now), not the DELIVERED one.
 		expect(listRequests().filter((r) => r.query.status === 'FAILED')).toHaveLength(5);
 		expect(listRequests().filter((r) => r.query.status === 'DELIVERED')).toHaveLength(0);
 	});
@@ -743,8 +781,9 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 		ctx.sim.setSmsStatus(stillSent[0].id, 'DELIVERED');
 		ctx.sim.requests = [];
 		expect(emittedPairs(await trigger.poll())).toEqual([`${stillSent[0].id}:DELIVERED`]);
-		// PENDING 1 and SENT 5, then the list of every status to the bottom of the window: 100.
-		expect(listRequests()).toHaveLength(106);
+		// PENDING 1 and SENT 5, then the list of every status to the bottom of the window: 100, and
+		// its first page, asked before the pages of SENT after the first.
+		expect(listRequests()).toHaveLength(107);
 	});
 });
 
@@ -753,7 +792,7 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 	const WINDOW = 150_000;
 	const pages = (count: number, size: number) => Math.ceil(count / size);
 
-	test('activation reads the messages in flight, not the window nor the failed ones; the static data stays within 64 KiB; a poll costs what changed', async () => {
+	test('activation reads the messages in flight and the failed ones, not the window; the static data stays within 64 KiB; a poll costs what changed, 3 requests when nothing did', async () => {
 		for (let i = 0; i < WINDOW; i++) {
 			const status = i % 25 === 0 ? 'FAILED' : i % 25 === 1 ? 'SENT' : 'DELIVERED';
 			message(status, 31 * 24 - (31 * 24 * i) / WINDOW);
@@ -767,15 +806,16 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 		});
 		const bytes = () => Buffer.byteLength(JSON.stringify(trigger.staticData));
 
-		// The newest message, then PENDING and SENT (6,000, in pages that overlap by 3 records, at
-		// least 85 new in each): the pages of the messages in flight and one request, where the
-		// window is 1,500 pages and the FAILED list 60.
+		// PENDING, SENT and FAILED (6,000 each, in pages that overlap by 3 records, at least 85 new
+		// in each), and the newest messages: the pages of the messages in flight and of the failed
+		// ones and one request, where the window is 1,500 pages.
 		const count = (status: string) =>
 			listRequests().filter((r) => r.query.status === status).length;
 		const inFlightPages = count('PENDING') + count('SENT');
 		expect(count('SENT')).toBeLessThanOrEqual(pages(6_000, 85));
-		expect(count('FAILED') + count('DELIVERED')).toBe(0);
-		expect(listRequests()).toHaveLength(1 + inFlightPages);
+		expect(count('FAILED')).toBeLessThanOrEqual(pages(6_000, 85));
+		expect(count('DELIVERED')).toBe(0);
+		expect(listRequests()).toHaveLength(1 + inFlightPages + count('FAILED'));
 		expect(bytes()).toBeLessThan(64 * 1024);
 
 		// 20 recent messages in flight are delivered (16) or fail (4).
@@ -784,22 +824,26 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 		ctx.sim.requests = [];
 		const outcome = await later(MINUTE_MS, async () => await trigger.poll());
 		expect(emittedPairs(outcome)).toHaveLength(20);
-		// The in-flight lists, and every status down to the oldest of the 20 (500 messages back).
-		expect(listRequests().length).toBeLessThanOrEqual(1 + inFlightPages + 6);
+		// The in-flight lists, and every status down to the oldest of the 20 (500 messages back),
+		// from its first page, asked first and again after the in-flight lists.
+		expect(listRequests().length).toBeLessThanOrEqual(2 + inFlightPages + 6);
 		expect(bytes()).toBeLessThan(64 * 1024);
 
-		// The first full reading, 16 minutes after the activation: the in-flight lists, the FAILED
-		// list in pages that overlap (the 6,000 that had failed before are learnt, not emitted),
-		// one page of every status.
+		// Nothing changed: the first pages of PENDING, SENT and every status.
+		ctx.sim.requests = [];
+		expect((await later(2 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(listRequests()).toHaveLength(3);
+
+		// A full reading, 16 minutes after the activation: the in-flight lists, the FAILED list at
+		// the largest page, one page of every status.
 		ctx.sim.requests = [];
 		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		expect(count('FAILED')).toBeLessThanOrEqual(pages(6_004, 85));
+		expect(count('FAILED')).toBe(pages(6_004, 100));
 		expect(count('DELIVERED')).toBe(0);
 		expect(bytes()).toBeLessThan(64 * 1024);
 
-		// The next ones read it at the largest page; a move from DELIVERED to FAILED comes with them.
-		// One from the middle of the window: the oldest leave it when the clock, 32 minutes on,
-		// passes midnight (UTC).
+		// A move from DELIVERED to FAILED comes with the next full reading. One from the middle of
+		// the window: the oldest leave it when the clock, 32 minutes on, passes midnight (UTC).
 		const moved = ctx.sim.sms.find((m, i) => i > WINDOW / 2 && m.status === 'DELIVERED')!;
 		ctx.sim.setSmsStatus(moved.id, 'FAILED');
 		ctx.sim.requests = [];

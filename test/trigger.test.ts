@@ -50,7 +50,7 @@ async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
 }
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
-	test('the first poll after activation emits nothing, reads no outcome list and remembers the messages in flight only; the first full reading learns the failed ones', async () => {
+	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones; a move from DELIVERED to FAILED after it comes with the next full reading', async () => {
 		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
@@ -58,25 +58,28 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// A recording: the newest messages of every status, down to one sent 10 minutes or more
-		// before (every message up to it is looked at and listed), then the in-flight lists, at the
-		// largest page, from Lookback Days (2) before today. Neither the DELIVERED nor the FAILED
-		// list is read.
+		// A recording: the in-flight lists, the newest messages of every status down to one sent
+		// 10 minutes or more before (every message up to it is looked at and listed) and the FAILED
+		// list, at the largest page, from Lookback Days (2) before today. The DELIVERED list is not
+		// read: every other message up to the newest is delivered.
+		const query = (status?: string) => ({
+			...(status ? { status } : {}),
+			'start-date': utcDay(3),
+			page: '1',
+			records: '100',
+		});
 		expect(smsQueries()).toEqual([
-			{ 'start-date': utcDay(3), page: '1', records: '100' },
-			...['PENDING', 'SENT'].map((status) => ({
-				status,
-				'start-date': utcDay(3),
-				page: '1',
-				records: '100',
-			})),
+			query('PENDING'),
+			query('SENT'),
+			query(),
+			query('FAILED'),
 		]);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
 		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
 		// the day their message was sent, under the status they were last seen in and the watched
-		// statuses they were emitted (here recorded) in: the message in flight. The others up to
-		// `top` were delivered or failed, which the first full reading tells (`failedUnread`).
+		// statuses they were emitted (here recorded) in: the message in flight, the failed one.
+		// `signature`: what the first pages said (firstPages.ts).
 		const day = utcDay(1 / 24);
 		const state = () => trigger.staticData['node:SMS Messaging Trigger'];
 		expect(state()).toEqual({
@@ -84,35 +87,20 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			top: sentStill.id,
 			since: sentStill.id,
 			followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
-			settled: {},
+			settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
 			fullReadingAt: expect.any(Number),
-			failedUnread: true,
+			signature: `0: 1:${sentStill.id} 3:${sentStill.id}`,
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
 
-		// The first full reading, 15 minutes later, reads the FAILED list (its pages overlap, to
-		// see it whole): the failed message is stored as the recording would have, not emitted.
-		ctx.sim.requests = [];
-		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		expect(smsQueries().map((query) => query.status)).toEqual([
-			'PENDING',
-			'SENT',
-			'FAILED',
-			undefined,
-		]);
-		expect(state()).toEqual({
-			scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
-			top: sentStill.id,
-			since: sentStill.id,
-			followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
-			settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
-			fullReadingAt: expect.any(Number),
-		});
-		// From then on, the delivered one moving to FAILED is a change: the next full reading emits it.
+		// The delivered one moving to FAILED is a change: the next full reading emits it, the failed
+		// one was failed before and is not.
 		ctx.sim.setSmsStatus(delivered.id, 'FAILED');
-		expect(ids((await later(31 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
+		ctx.sim.requests = [];
+		expect(ids((await later(15 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
 			delivered.id,
 		]);
+		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined, 'FAILED']);
 	});
 
 	test('messages that reach a watched status after it are emitted once, as the list gives them', async () => {
@@ -131,17 +119,24 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// The activation reads the newest message of every status (how far it looks) and the
-		// in-flight lists whole. Each later poll reads the in-flight lists (PENDING, SENT),
-		// then the list of every status (no status filter) down to the newest message known and to
-		// the oldest that left the in-flight lists. An in-flight list that answers empty while a
-		// message last seen in it is unaccounted for is asked once more (the third poll: c left
-		// SENT, the last message in it).
-		const poll = ['PENDING', 'SENT', undefined];
-		const askedAgain = ['PENDING', 'SENT', 'SENT', undefined];
-		const activation = [undefined, 'PENDING', 'SENT'];
+		// Every poll first asks the first page of the in-flight lists (PENDING, SENT) and of the
+		// list of every status (no status filter): the activation reads them whole, and the FAILED
+		// list; a later poll reads them down to the newest message known and to the oldest that
+		// left the in-flight lists, or nothing more when those first pages are as at the last poll
+		// (the second and the fourth). The FAILED list answered empty at the activation, which one
+		// answer does not prove: the first poll reads it again. An in-flight list that answers
+		// empty while a message last seen in it is unaccounted for is asked once more (the third
+		// poll: c left SENT, the last message in it). A list read after another that was asked
+		// beyond its first page is read from its first page again (undefined, once more).
+		const firstPages = ['PENDING', 'SENT', undefined];
 		expect(smsQueries().map((q) => q.status)).toEqual(
-			[activation, poll, poll, askedAgain, poll].flat(),
+			[
+				[...firstPages, 'FAILED'],
+				[...firstPages, 'FAILED', undefined],
+				firstPages,
+				[...firstPages, 'SENT', undefined],
+				firstPages,
+			].flat(),
 		);
 	});
 
@@ -155,11 +150,15 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 		expect(new Set(ids(items)).size).toBe(150);
 		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
-		// SENT is empty now, and asked once more before it is taken for empty.
+		// SENT is empty now, and asked once more before it is taken for empty; FAILED answered empty
+		// at the activation, and is read again.
 		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
 			['PENDING', '1', '100'],
 			['SENT', '1', '100'],
+			[undefined, '1', '100'],
 			['SENT', '1', '100'],
+			['FAILED', '1', '100'],
+			['FAILED', '2', '97'],
 			[undefined, '1', '100'],
 			[undefined, '2', '100'],
 		]);
@@ -208,12 +207,19 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 	test('a status not watched is never emitted', async () => {
 		const trigger = await activate({ statuses: ['DELIVERED'] });
-		const [message] = sent(1);
+		const [message, other] = sent(2);
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
+		ctx.sim.setSmsStatus(other.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		// The FAILED list is read by the full readings only (to know a move between outcome
-		// statuses): neither by the activation nor by this poll.
-		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(0);
+		// The FAILED list is read by the activation and the full readings (to know a move between
+		// outcome statuses); with no failed message at the activation, also by the next poll.
+		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(2);
+		// From FAILED to DELIVERED, a move between outcome statuses: the next full reading emits it.
+		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
+		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(ids((await later(16 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
+			message.id,
+		]);
 	});
 
 	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
@@ -222,8 +228,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		// The in-flight lists, and one page of every status for the new messages: where the others
-		// went is not looked for.
+		// The in-flight lists, and one page of every status, which tells where the others went (a
+		// message back from SENT in PENDING would be in neither in-flight list read).
 		expect(
 			smsQueries()
 				.slice(-3)
@@ -379,8 +385,9 @@ describe('SMS Messaging Trigger: activation', () => {
 		ctx.sim.setSmsStatus(a.id, 'FAILED');
 		ctx.sim.requests = [];
 		expect(ids((await trigger.poll()).items)).toEqual([a.id]);
-		// Not a full reading: the in-flight lists and one page of every status.
-		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined]);
+		// The in-flight lists and one page of every status; the FAILED list again, which answered
+		// empty at the activation.
+		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined, 'FAILED']);
 		ctx.sim.setSmsStatus(b.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([b.id]);
 		expect((await trigger.poll()).items).toBeNull();
@@ -434,9 +441,11 @@ describe('SMS Messaging Trigger: activation', () => {
 		ctx.sim.requests = [];
 		expect(ids((await updated.poll()).items)).toEqual([inB.id]);
 		expect(ids((await updated.poll()).items)).toEqual([]);
-		// PENDING, SENT (empty, asked once more) and one page of every status; then PENDING, SENT
-		// and one page: never down to campaign A's message.
-		expect(smsQueries()).toHaveLength(7);
+		// PENDING, SENT, one page of every status, SENT (empty, asked once more), FAILED (empty at
+		// the activation, read again) and the page of every status again (read after them); then
+		// the first pages of PENDING, SENT and every status, as at the last poll: never down to
+		// campaign A's message.
+		expect(smsQueries()).toHaveLength(9);
 	});
 
 	test('a followed message absent from two complete readings below its id is no longer followed', async () => {
@@ -455,8 +464,9 @@ describe('SMS Messaging Trigger: activation', () => {
 			expect((await trigger.poll()).items).toBeNull();
 			requests.push(smsQueries().length);
 		}
-		// PENDING, SENT, then every status down to it (4 pages), twice; then one page.
-		expect(requests).toEqual([6, 6, 3]);
+		// PENDING, SENT, then every status down to it (4 pages), twice, the first time with the
+		// FAILED list (empty at the activation, read again) before it; then the first pages only.
+		expect(requests).toEqual([8, 6, 3]);
 		ctx.sim.setSmsStatus(recent.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([recent.id]);
 	});
@@ -523,8 +533,8 @@ describe('SMS Messaging Trigger: activation', () => {
 			activation: 'init',
 		});
 		expect(restarted.atActivation.items).toBeNull();
-		// Only the first activation's requests (the newest message, PENDING, SENT).
-		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(3);
+		// Only the first activation's requests (PENDING, SENT, the newest messages, FAILED).
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(4);
 		ctx.sim.requests = [];
 		expect((await later(9 * MINUTE_MS, async () => await restarted.poll())).items).toBeNull();
 		expect(ctx.sim.requests).toHaveLength(0);
@@ -613,9 +623,9 @@ describe('SMS Messaging Trigger: errors', () => {
 		ctx.sim.requests = [];
 
 		expect(ids((await trigger.poll()).items)).toEqual([message.id]);
-		// PENDING (503, then again), SENT (empty, so asked once more), every status down to the
-		// message that left SENT.
-		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200, 200]);
+		// PENDING (503, then again), SENT, the first page of every status, SENT again (empty), FAILED
+		// (empty at the activation, read again), the first page of every status again.
+		expect(ctx.sim.requests.map((r) => r.status)).toEqual([503, 200, 200, 200, 200, 200, 200]);
 	});
 
 	test('a rejected token fails the activation with the API message', async () => {

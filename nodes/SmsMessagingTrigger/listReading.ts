@@ -65,6 +65,9 @@ export interface ListSource {
 	repeated: (at: PageAt) => Error;
 }
 
+/** The SMS list read with the trigger's query and these parameters (a status). */
+export type ListReader = (query: IDataObject) => ListSource;
+
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
  * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a

@@ -7,7 +7,8 @@ import { sharedLimiter } from '../shared/limiter';
 import { repeatedPagesError } from '../shared/list';
 import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
-import { readList, sentAtOf, type ListSource, type Reading } from './listReading';
+import { readFirstPages } from './firstPages';
+import { readList, sentAtOf, type ListReader, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
@@ -60,14 +61,14 @@ interface Remembered extends PollSession {
 	/** When the last full reading started (ms since the epoch); at a recording, when it recorded. */
 	fullReadingAt?: number;
 	/**
-	 * The recording did not read the FAILED list, and no full reading has read it whole since: a
-	 * message up to `since` that is not stored was DELIVERED or FAILED then (KnownMessages).
-	 * `'empty once'`: the last poll read it whole and empty.
+	 * No reading of the FAILED list since the recording was whole and conclusive (an empty answer
+	 * counts only when two polls in a row get it): a message up to `since` that is not stored was
+	 * DELIVERED or FAILED then (KnownMessages). `'empty once'`: the last poll read it whole and empty.
 	 */
 	failedUnread?: true | 'empty once';
+	/** What the first pages said at the start of the last clean poll (firstPages.ts). */
+	signature?: string;
 }
-
-type ListReader = (query: IDataObject) => ListSource;
 
 /**
  * One poll. Emits each message newly seen in a watched status once. Only a trigger with nothing
@@ -124,13 +125,13 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
  * FAILED list is read whole between the two: a message in it that was last seen in another
  * outcome moved there, and one last seen FAILED that is no longer in it moved on, which the
  * cheaper polls cannot see. A recording asks for the newest message only (its `top`), reads the
- * in-flight lists, and emits nothing: every other message up to `top` is known without being
- * read (KnownMessages); which of them had FAILED is learnt at the first full reading, one Full
- * Reading interval later.
+ * in-flight lists and the FAILED list, and emits nothing: every other message up to `top` is
+ * known as DELIVERED without being read (KnownMessages). While no reading of the FAILED list was
+ * whole (an empty answer may be a lagging replica's), every poll reads it again.
  */
 async function pollOnce(
 	watch: Watch,
-	reader: ListReader,
+	listReader: ListReader,
 	remembered: Remembered,
 	stillHeld: () => boolean,
 ): Promise<INodeExecutionData[][] | null> {
@@ -143,10 +144,20 @@ async function pollOnce(
 		remembered.top === undefined ||
 		remembered.since === undefined;
 	const lastFull = remembered.fullReadingAt;
+	// A recording reads the FAILED list too, and so does every poll until a reading of it was whole.
 	const full =
-		!recording &&
 		outcomes.length > 0 &&
-		(lastFull === undefined || !(now - lastFull < watch.fullReadingMs && now >= lastFull));
+		(recording ||
+			remembered.failedUnread !== undefined ||
+			lastFull === undefined ||
+			!(now - lastFull < watch.fullReadingMs && now >= lastFull));
+	// The first pages of the lists every poll reads: as they were at the start of the last clean
+	// poll, nothing moved into or out of flight and nothing was listed, so between full readings
+	// there is nothing more to read.
+	const first = await readFirstPages(listReader);
+	const quiet = first.signature !== undefined && first.signature === remembered.signature;
+	if (!recording && !full && quiet) return null;
+	const reader = first.reader;
 
 	/** Every message with a lower id than one sent by then is listed now. */
 	const listedBy = now - LISTING_LAG_MS;
@@ -231,19 +242,17 @@ async function pollOnce(
 			inFlightReadings[i] = await readInFlight(status);
 		}
 	}
+	// Also with no outcome status watched: a message that went back from SENT to PENDING while the
+	// lists were read is in neither, and only the list of every status tells it from a delivered one.
 	const missing = new Set(unaccounted());
-	if (outcomes.length === 0) {
-		// No outcome status watched: where a message went after flight does not matter.
-		for (const id of missing) known.set(id, { ...known.get(id)!, status: 'DELIVERED' });
-		missing.clear();
-	}
 
 	/** Whether the next poll reads the FAILED list again: it is not known yet which had failed. */
 	let failedAgain = false;
 	let failedEmpty = false;
 	if (full) {
-		// The first one after a recording reads it with pages that overlap, to tell that it saw every
-		// failed message: each message it finds that is not known failed before the recording.
+		// The recording reads it with pages that overlap, to tell that it saw every failed message;
+		// until a reading was whole, each message a later one finds that is not known failed before
+		// the recording.
 		const reading = await readList(reader({ status: 'FAILED' }), {
 			overlap: known.failedKnown ? 0 : IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
@@ -257,7 +266,8 @@ async function pollOnce(
 		// messages are learnt from a whole reading that found some, or that two polls in a row found
 		// empty; until then every poll reads the list again.
 		const empty = reading.whole && reading.records.length === 0;
-		if (reading.whole && (!empty || remembered.failedUnread === 'empty once')) known.failedRead();
+		const emptyBefore = !recording && remembered.failedUnread === 'empty once';
+		if (reading.whole && (!empty || emptyBefore)) known.failedRead();
 		failedAgain = !known.failedKnown;
 		failedEmpty = failedAgain && empty;
 		// Last seen FAILED and no longer in the list: sent again, and the list of every status says
@@ -273,10 +283,12 @@ async function pollOnce(
 	// followed message still unaccounted for: it gives each message's status, and it does not
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
 	let top = marks.top;
+	let everyListComplete = inFlightReadings.every((reading) => reading.whole);
 	if (!recording) {
 		let downTo = marks.top + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
 		const reading = await readList(reader({}), { downTo, windowStart: watch.startMs });
+		everyListComplete &&= reading.complete;
 		const inList = new Set<number>();
 		for (const record of reading.records) {
 			const id = Number(record.id);
@@ -317,9 +329,14 @@ async function pollOnce(
 	const stillAbsent = encodeIds(absent, watch.startDay);
 	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
 	else delete remembered.absent;
-	if (outcomes.length > 0 && (recording || (full && !failedAgain))) {
-		remembered.fullReadingAt = now;
-	}
+	if (full && !failedAgain) remembered.fullReadingAt = now;
+	else if (recording) delete remembered.fullReadingAt;
+	// The next poll with the same first pages has nothing to read, unless this one left a message
+	// to look for again.
+	const lookedForAgain = [...missing].some((id) => known.follows(id));
+	if (everyListComplete && !lookedForAgain && first.signature !== undefined) {
+		remembered.signature = first.signature;
+	} else delete remembered.signature;
 	if (known.failedKnown) delete remembered.failedUnread;
 	else remembered.failedUnread = failedEmpty ? 'empty once' : true;
 

@@ -1,0 +1,61 @@
+// The first pages a poll reads, asked before anything else: they tell a poll with nothing to read.
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../shared/list';
+import type { ListReader } from './listReading';
+
+/** The lists every poll reads from their first page: the in-flight lists, then every status. */
+const FIRST_LISTS: IDataObject[] = [{ status: 'PENDING' }, { status: 'SENT' }, {}];
+
+export interface FirstPages {
+	/**
+	 * Each list's `totalElements` and newest id, in order; undefined when a page gives no total.
+	 * Equal to the last clean poll's, no message moved into or out of flight and none was listed
+	 * since (unless moves in opposite directions cancel out, which the full reading catches).
+	 */
+	signature?: string;
+	/**
+	 * The reader, serving each of those first pages from what was asked, once, until it asks a page
+	 * itself: then the first pages are asked again, so that each list is read after the lists a
+	 * poll reads before it, as if none had been asked early.
+	 */
+	reader: ListReader;
+}
+
+/** A page's `totalElements` and its first record's id, as one word; undefined without a total. */
+function pageSignature(data: JsonObject): string | undefined {
+	const total = (data.pagination as IDataObject | undefined)?.totalElements;
+	if (typeof total !== 'number') return undefined;
+	const [newest] = data.content as IDataObject[];
+	return `${total}:${String(newest?.id ?? '')}`;
+}
+
+/** Asks the first page of each list a poll reads, at the size its reading starts with. */
+export async function readFirstPages(reader: ListReader): Promise<FirstPages> {
+	const asked = new Map<string, JsonObject>();
+	const words: Array<string | undefined> = [];
+	for (const query of FIRST_LISTS) {
+		const data = await reader(query).read({ page: 1, size: MAX_PAGE_SIZE });
+		asked.set(JSON.stringify(query), data);
+		words.push(pageSignature(data));
+	}
+	return {
+		signature: words.every((word) => word !== undefined) ? words.join(' ') : undefined,
+		reader: (query) => {
+			const source = reader(query);
+			const key = JSON.stringify(query);
+			return {
+				...source,
+				read: async (at) => {
+					const served = at.page === 1 && at.size === MAX_PAGE_SIZE ? asked.get(key) : undefined;
+					if (served) {
+						asked.delete(key);
+						return served;
+					}
+					asked.clear();
+					return await source.read(at);
+				},
+			};
+		},
+	};
+}
