@@ -41,19 +41,20 @@ async function later<T>(ms: number, poll: () => Promise<T>): Promise<T> {
 
 describe('SMS Messaging Trigger: a reading that misses a message never makes it come twice', () => {
 	test('a list that shifts while it is read: the message that slides onto a page already read', async () => {
-		// Watching SENT, 101 SENT messages, all emitted once.
+		// Watching SENT, 102 SENT messages, all emitted once.
 		const trigger = await activate({ statuses: ['SENT'] });
-		const messages = Array.from({ length: 101 }, () => message('SENT'));
-		expect(new Set(emittedPairs(await trigger.poll())).size).toBe(101);
+		const messages = Array.from({ length: 102 }, () => message('SENT'));
+		expect(new Set(emittedPairs(await trigger.poll())).size).toBe(102);
 
 		// While page 2 of the SENT list is asked, the newest message is delivered: the oldest one
-		// moves up onto page 1, already read. (A new PENDING message makes the poll read on.)
-		message('PENDING');
+		// moves up onto page 1, already read. (The oldest was delivered before the poll: its
+		// first page does not account for the list, so the poll reads on.)
+		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.requests = [];
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
-			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
+			beforeAnswer: () => ctx.sim.setSmsStatus(messages[101].id, 'DELIVERED'),
 		});
 		expect((await trigger.poll()).items).toBeNull();
 		// Page 2 is asked at a size that makes it start three records before page 1 ended.
@@ -126,21 +127,24 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 
 	test('a page that fails in the middle of a reading: retried after the list moved, or failing the poll', async () => {
 		const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });
-		const messages = Array.from({ length: 101 }, () => message('SENT'));
-		expect(emittedPairs(await trigger.poll())).toHaveLength(101);
+		const messages = Array.from({ length: 102 }, () => message('SENT'));
+		expect(emittedPairs(await trigger.poll())).toHaveLength(102);
 
 		// Page 2 gets a 503, and the newest message is delivered before it is asked again: this poll
-		// saw it SENT on page 1, and then DELIVERED in the list of every status. (A new PENDING
-		// message makes the poll read on.)
-		message('PENDING');
+		// saw it SENT on page 1, and then DELIVERED in the list of every status. (The oldest was
+		// delivered before the poll, so that it reads on.)
+		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
 			status: 503,
 			retryAfter: 0,
-			beforeAnswer: () => ctx.sim.setSmsStatus(messages[100].id, 'DELIVERED'),
+			beforeAnswer: () => ctx.sim.setSmsStatus(messages[101].id, 'DELIVERED'),
 		});
-		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[100].id}:DELIVERED`]);
+		expect(emittedPairs(await trigger.poll())).toEqual([
+			`${messages[0].id}:DELIVERED`,
+			`${messages[101].id}:DELIVERED`,
+		]);
 		expect((await trigger.poll()).items).toBeNull();
 
 		// A page that fails for good fails the poll; the next one emits what changed, once.
@@ -313,9 +317,17 @@ describe('SMS Messaging Trigger: the full reading', () => {
 		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
 			settled: Record<string, Record<string, string>>;
 		};
-		// Stored as failed (and emitted in FAILED) since before the activation.
-		const stored = Object.values(state.settled['FAILED/F']).join(',');
-		expect(stored.split(',').map((step) => parseInt(step, 36))).toEqual([failed[0].id, 1, 1]);
+		// Stored as failed (and emitted in FAILED) since before the activation: base-36 steps from
+		// one id to the next, a step repeated as `step*times` (storedIds.ts).
+		const steps = Object.values(state.settled['FAILED/F'])
+			.join(',')
+			.split(',')
+			.flatMap((token) => {
+				const [step, times = '1'] = token.split('*');
+				return Array<number>(parseInt(times, 36)).fill(parseInt(step, 36));
+			});
+		const ids = steps.map((_, i) => steps.slice(0, i + 1).reduce((a, b) => a + b));
+		expect(ids).toEqual(failed.map(({ id }) => id));
 	});
 
 	test('a FAILED list that the activation and the next poll find empty is empty: a move to FAILED after them comes', async () => {
@@ -853,6 +865,55 @@ describe('SMS Messaging Trigger: a large account, 150,000 messages in 31 days', 
 		expect(count('DELIVERED')).toBe(0);
 		expect(bytes()).toBeLessThan(64 * 1024);
 	}, 120_000);
+});
+
+describe('SMS Messaging Trigger: a bulk send of 100,000', () => {
+	test('after it, the static data stays within 64 KiB, a poll with nothing new costs the first pages, and 1,000 deliveries and 50 failures come out exactly', async () => {
+		// 10,000 messages over the last 36 hours: 92% DELIVERED, 4% FAILED, 4% SENT.
+		for (let i = 0; i < 10_000; i++) {
+			const status = i % 25 === 0 ? 'FAILED' : i % 25 === 1 ? 'SENT' : 'DELIVERED';
+			message(status, 36 - (36 * i) / 10_000);
+		}
+		const trigger = await activateTrigger({
+			parameters: {},
+			credentials: ctx.credentials,
+			savedBetweenPolls: true,
+		});
+		// One campaign of 100,000, sent over 3 minutes, all SENT.
+		const campaignId = '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0e7f6b3c';
+		const start = Date.now();
+		const bulk = Array.from({ length: 100_000 }, (_, i) =>
+			ctx.sim.addSms({
+				recipient: `2547${String(20_000_000 + i)}`,
+				content: 'Our sale starts today',
+				status: 'SENT',
+				sentAt: new Date(start + Math.floor((i * 180_000) / 100_000)).toISOString(),
+				campaignId,
+			}),
+		);
+		const bytes = () => Buffer.byteLength(JSON.stringify(trigger.staticData));
+		expect((await later(4 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(bytes()).toBeLessThan(64 * 1024);
+
+		ctx.sim.requests = [];
+		expect((await later(5 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		expect(listRequests().length).toBeLessThanOrEqual(10);
+
+		// 1,000 of them delivered and 50 failed, spread over the campaign.
+		const delivered = bulk.filter((_, i) => i % 100 === 7);
+		const failed = bulk.filter((_, i) => i % 2000 === 11);
+		for (const { id } of delivered) ctx.sim.setSmsStatus(id, 'DELIVERED');
+		for (const { id } of failed) ctx.sim.setSmsStatus(id, 'FAILED');
+		const outcome = await later(6 * MINUTE_MS, async () => await trigger.poll());
+		expect(emittedPairs(outcome).sort()).toEqual(
+			[
+				...delivered.map(({ id }) => `${id}:DELIVERED`),
+				...failed.map(({ id }) => `${id}:FAILED`),
+			].sort(),
+		);
+		expect(bytes()).toBeLessThan(64 * 1024);
+		expect((await later(7 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	}, 240_000);
 });
 
 describe('SMS Messaging Trigger: the static data with SENT watched', () => {

@@ -90,6 +90,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
 			fullReadingAt: expect.any(Number),
 			signature: `0: 1:${sentStill.id} 3:${sentStill.id}`,
+			beforeWindow: { PENDING: 0, SENT: 0 },
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
 

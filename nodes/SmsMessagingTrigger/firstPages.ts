@@ -14,6 +14,8 @@ export interface FirstPages {
 	 * since (unless moves in opposite directions cancel out, which the full reading catches).
 	 */
 	signature?: string;
+	/** The `totalElements` of a list asked first (by its query), when its page gave one. */
+	total(query: IDataObject): number | undefined;
 	/**
 	 * The reader, serving each of those first pages from what was asked, once, until it asks a page
 	 * itself: then the first pages are asked again, so that each list is read after the lists a
@@ -22,10 +24,16 @@ export interface FirstPages {
 	reader: ListReader;
 }
 
+/** A page's `totalElements`, when it gives a whole number. */
+function totalOf(data: JsonObject): number | undefined {
+	const total = (data.pagination as IDataObject | undefined)?.totalElements;
+	return Number.isSafeInteger(total) && (total as number) >= 0 ? (total as number) : undefined;
+}
+
 /** A page's `totalElements` and its first record's id, as one word; undefined without a total. */
 function pageSignature(data: JsonObject): string | undefined {
-	const total = (data.pagination as IDataObject | undefined)?.totalElements;
-	if (typeof total !== 'number') return undefined;
+	const total = totalOf(data);
+	if (total === undefined) return undefined;
 	const [newest] = data.content as IDataObject[];
 	return `${total}:${String(newest?.id ?? '')}`;
 }
@@ -33,14 +41,17 @@ function pageSignature(data: JsonObject): string | undefined {
 /** Asks the first page of each list a poll reads, at the size its reading starts with. */
 export async function readFirstPages(reader: ListReader): Promise<FirstPages> {
 	const asked = new Map<string, JsonObject>();
+	const totals = new Map<string, number | undefined>();
 	const words: Array<string | undefined> = [];
 	for (const query of FIRST_LISTS) {
 		const data = await reader(query).read({ page: 1, size: MAX_PAGE_SIZE });
 		asked.set(JSON.stringify(query), data);
+		totals.set(JSON.stringify(query), totalOf(data));
 		words.push(pageSignature(data));
 	}
 	return {
 		signature: words.every((word) => word !== undefined) ? words.join(' ') : undefined,
+		total: (query) => totals.get(JSON.stringify(query)),
 		reader: (query) => {
 			const source = reader(query);
 			const key = JSON.stringify(query);

@@ -57,6 +57,8 @@ export interface Reading {
 	 * page was empty.
 	 */
 	whole: boolean;
+	/** Whether `enough` stopped the reading: what it did not read is taken as unchanged. */
+	enough: boolean;
 }
 
 /** A list to read: its pages, and the error when they repeat earlier ones (pageWalker.ts). */
@@ -82,6 +84,7 @@ export async function readList(
 		sentBy,
 		overlap = 0,
 		windowStart = -Infinity,
+		enough,
 	}: {
 		downTo?: number;
 		/** Read on to a record sent at or before this moment (ms). */
@@ -92,6 +95,11 @@ export async function readList(
 		 * page whose messages were all sent before it ends the reading.
 		 */
 		windowStart?: number;
+		/**
+		 * Given each page in turn while the pages meet, whether the records read so far account for
+		 * the list (its count): true ends the reading there.
+		 */
+		enough?: (page: IDataObject[]) => boolean;
 	},
 ): Promise<Reading> {
 	const records = new Map<number, IDataObject>();
@@ -103,6 +111,8 @@ export async function readList(
 	let reachedSent = sentBy === undefined;
 	let complete = false;
 	let met = true;
+	let stopped = false;
+	const covers = (id: number) => covered.some(([low, high]) => id >= low && id <= high);
 	await walkPages(
 		read,
 		(data, { last }) => {
@@ -131,7 +141,8 @@ export async function readList(
 			reachedId ||= lowest <= downTo!;
 			reachedSent ||= content.some((record) => sentAtOf(record) <= sentBy!);
 			complete = ended || (!end && reachedId && reachedSent);
-			return complete;
+			stopped = !complete && met && enough !== undefined && enough(content);
+			return complete || stopped;
 		},
 		{
 			size: MAX_PAGE_SIZE,
@@ -141,8 +152,9 @@ export async function readList(
 	);
 	return {
 		records: [...records.values()],
-		covers: (id) => covered.some(([low, high]) => id >= low && id <= high),
+		covers,
 		complete,
 		whole: met && (complete || records.size === 0),
+		enough: stopped,
 	};
 }

@@ -68,6 +68,12 @@ interface Remembered extends PollSession {
 	failedUnread?: true | 'empty once';
 	/** What the first pages said at the start of the last clean poll (firstPages.ts). */
 	signature?: string;
+	/**
+	 * How many records each in-flight list held from before the window (the list is asked from a
+	 * day earlier) at its last whole reading: with the messages followed in it, what its count is
+	 * made of.
+	 */
+	beforeWindow?: Record<string, number>;
 }
 
 /**
@@ -213,15 +219,62 @@ async function pollOnce(
 	// are read is in one of them, or in a list read after.
 	const lastSeenIn = new Map(known.inFlight().map(([id, message]) => [id, message.status]));
 	const seenInFlight = new Set<number>();
+	const inWindow = (record: IDataObject) => sentDayOf(record, today) >= watch.startDay;
+	const beforeWindow = { ...remembered.beforeWindow };
+	/**
+	 * Whether the records read of an in-flight list from its top account for its count: the
+	 * messages followed in it (`members`) and those from before the window, less the followed
+	 * ones whose place was read and which were not there, plus the others found in it. What lies
+	 * below is then as it was (or changed in ways that cancel out, which a full reading sees).
+	 */
+	const accounted = (status: string, members: number[]) => {
+		const total = first.total({ status });
+		let count = remembered.beforeWindow?.[status];
+		if (total === undefined || count === undefined) return undefined;
+		count += members.length;
+		const below = members.sort((a, b) => b - a);
+		let next = 0;
+		const read = new Set<number>();
+		const gone = new Set<number>();
+		let lowest = Infinity;
+		return (page: IDataObject[]) => {
+			for (const record of page) {
+				const id = Number(record.id);
+				lowest = Math.min(lowest, id);
+				if (read.has(id)) continue;
+				read.add(id);
+				if (gone.delete(id) || (inWindow(record) && lastSeenIn.get(id) !== status)) count!++;
+			}
+			// The pages met: every followed message from the top down to the lowest id read that is
+			// not among them left the list.
+			for (; next < below.length && below[next] >= lowest; next++) {
+				if (!read.has(below[next])) {
+					gone.add(below[next]);
+					count!--;
+				}
+			}
+			return count === total;
+		};
+	};
 	const readInFlight = async (status: string) => {
 		const reading = await readList(reader({ status }), {
 			overlap: IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
+			enough:
+				recording || full
+					? undefined
+					: accounted(
+							status,
+							[...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id),
+						),
 		});
 		for (const record of reading.records) {
 			observe(record, status);
 			seenInFlight.add(Number(record.id));
 		}
+		if (reading.whole) {
+			beforeWindow[status] = reading.records.filter((record) => !inWindow(record)).length;
+		} else if (!reading.enough) delete beforeWindow[status];
 		return reading;
 	};
 	const inFlightReadings: Reading[] = [];
@@ -283,7 +336,7 @@ async function pollOnce(
 	// followed message still unaccounted for: it gives each message's status, and it does not
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
 	let top = marks.top;
-	let everyListComplete = inFlightReadings.every((reading) => reading.whole);
+	let everyListComplete = inFlightReadings.every((reading) => reading.whole || reading.enough);
 	if (!recording) {
 		let downTo = marks.top + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
@@ -325,6 +378,7 @@ async function pollOnce(
 	remembered.top = marks.top;
 	remembered.since = marks.since;
 	remembered.followed = stored.followed;
+	remembered.beforeWindow = beforeWindow;
 	remembered.settled = stored.settled;
 	const stillAbsent = encodeIds(absent, watch.startDay);
 	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
