@@ -47,9 +47,9 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect(new Set(emittedPairs(await trigger.poll())).size).toBe(102);
 
 		// While page 2 of the SENT list is asked, the newest message is delivered: the oldest one
-		// moves up onto page 1, already read. (The oldest was delivered before the poll: its
-		// first page does not account for the list, so the poll reads on.)
-		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+		// moves up onto page 1, already read. (The oldest left the list before the poll, deleted:
+		// no list shows where it went, so the poll reads SENT on.)
+		ctx.sim.sms.splice(ctx.sim.sms.indexOf(messages[0]), 1);
 		ctx.sim.requests = [];
 		ctx.sim.inject({
 			path: '/sms',
@@ -114,6 +114,8 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		const trigger = await activate({ statuses: ['SENT', 'FAILED'] });
 		const messages = Array.from({ length: 250 }, () => message('SENT'));
 		expect(emittedPairs(await trigger.poll())).toHaveLength(250);
+		// Empty answers to the FAILED list, looked at first, and to page 2 of SENT.
+		ctx.sim.inject({ path: '/sms', query: { status: 'FAILED' }, empty: true });
 		ctx.sim.inject({ path: '/sms', query: { status: 'SENT', page: '2' }, empty: true });
 		ctx.sim.setSmsStatus(messages[0].id, 'FAILED');
 
@@ -131,9 +133,9 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 		expect(emittedPairs(await trigger.poll())).toHaveLength(102);
 
 		// Page 2 gets a 503, and the newest message is delivered before it is asked again: this poll
-		// saw it SENT on page 1, and then DELIVERED in the list of every status. (The oldest was
-		// delivered before the poll, so that it reads on.)
-		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
+		// saw it SENT on page 1, and then DELIVERED in the list of every status. (The oldest left
+		// the list before the poll, deleted, so that it reads SENT on.)
+		ctx.sim.sms.splice(ctx.sim.sms.indexOf(messages[0]), 1);
 		ctx.sim.inject({
 			path: '/sms',
 			query: { status: 'SENT', page: '2' },
@@ -141,10 +143,7 @@ describe('SMS Messaging Trigger: a reading that misses a message never makes it 
 			retryAfter: 0,
 			beforeAnswer: () => ctx.sim.setSmsStatus(messages[101].id, 'DELIVERED'),
 		});
-		expect(emittedPairs(await trigger.poll())).toEqual([
-			`${messages[0].id}:DELIVERED`,
-			`${messages[101].id}:DELIVERED`,
-		]);
+		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[101].id}:DELIVERED`]);
 		expect((await trigger.poll()).items).toBeNull();
 
 		// A page that fails for good fails the poll; the next one emits what changed, once.
@@ -677,10 +676,15 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 			ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 			ctx.sim.requests = [];
 			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:DELIVERED`]);
-			// PENDING, SENT, then the list of every status down to the message: 3 pages.
+			// PENDING, SENT, FAILED and DELIVERED from their top (the message is not among the newest
+			// delivered), then the list of every status down to the message: 3 pages, and the first
+			// again.
 			expect(listRequests().map((r) => r.query.status ?? 'every status')).toEqual([
 				'PENDING',
 				'SENT',
+				'every status',
+				'FAILED',
+				'DELIVERED',
 				'every status',
 				'every status',
 				'every status',
@@ -691,8 +695,8 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 	);
 
 	test.each([
-		[1, 'asked once more, it answers: every status down to the message that left', 2 + 3],
-		[2, 'empty again: every status down to the oldest message followed', 4 + 4],
+		[1, 'asked once more, it answers: every status down to the message that left', 4 + 3],
+		[2, 'empty again: every status down to the oldest message followed', 6 + 4],
 	])(
 		'the SENT list answers empty %i time(s) while a followed message fails: %s',
 		async (count, _, requests) => {
@@ -712,8 +716,9 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 			});
 			ctx.sim.requests = [];
 			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
-			// PENDING, SENT and the first page of every status; SENT again (and again), then pages of
-			// the list of every status from the first.
+			// PENDING, SENT and the first page of every status; FAILED (where the message is) and
+			// DELIVERED from their top; SENT again (and again), then pages of the list of every
+			// status from the first.
 			expect(listRequests()).toHaveLength(requests);
 			// The others are still followed.
 			ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');
@@ -793,9 +798,10 @@ describe('SMS Messaging Trigger: what a poll costs, in list requests', () => {
 		ctx.sim.setSmsStatus(stillSent[0].id, 'DELIVERED');
 		ctx.sim.requests = [];
 		expect(emittedPairs(await trigger.poll())).toEqual([`${stillSent[0].id}:DELIVERED`]);
-		// PENDING 1 and SENT 5, then the list of every status to the bottom of the window: 100, and
-		// its first page, asked before the pages of SENT after the first.
-		expect(listRequests()).toHaveLength(107);
+		// PENDING 1 and SENT 5, the first pages of FAILED and DELIVERED (looked at first: the
+		// message is not there, it is the oldest), then the list of every status to the bottom of
+		// the window: 100, and its first page, asked before the others.
+		expect(listRequests()).toHaveLength(109);
 	});
 });
 

@@ -2,10 +2,11 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../shared/list';
-import type { ListReader } from './listReading';
+import { identified, type ListReader } from './listReading';
 
 /** The lists every poll reads from their first page: the in-flight lists, then every status. */
 const FIRST_LISTS: IDataObject[] = [{ status: 'PENDING' }, { status: 'SENT' }, {}];
+const EVERY_STATUS = JSON.stringify({});
 
 export interface FirstPages {
 	/**
@@ -16,10 +17,13 @@ export interface FirstPages {
 	signature?: string;
 	/** The `totalElements` of a list asked first (by its query), when its page gave one. */
 	total(query: IDataObject): number | undefined;
+	/** The records with an id on the first page of a list asked first (by its query). */
+	content(query: IDataObject): IDataObject[];
 	/**
-	 * The reader, serving each of those first pages from what was asked, once, until it asks a page
-	 * itself: then the first pages are asked again, so that each list is read after the lists a
-	 * poll reads before it, as if none had been asked early.
+	 * The reader, serving each of those first pages from what was asked, once; the first page of
+	 * every status only until it asks a page itself, so that the list of every status is read
+	 * after the lists a poll reads before it, as if it had not been asked early (it says where the
+	 * messages that left them went).
 	 */
 	reader: ListReader;
 }
@@ -42,16 +46,19 @@ function pageSignature(data: JsonObject): string | undefined {
 export async function readFirstPages(reader: ListReader): Promise<FirstPages> {
 	const asked = new Map<string, JsonObject>();
 	const totals = new Map<string, number | undefined>();
+	const contents = new Map<string, IDataObject[]>();
 	const words: Array<string | undefined> = [];
 	for (const query of FIRST_LISTS) {
 		const data = await reader(query).read({ page: 1, size: MAX_PAGE_SIZE });
 		asked.set(JSON.stringify(query), data);
 		totals.set(JSON.stringify(query), totalOf(data));
+		contents.set(JSON.stringify(query), (data.content as unknown[]).filter(identified));
 		words.push(pageSignature(data));
 	}
 	return {
 		signature: words.every((word) => word !== undefined) ? words.join(' ') : undefined,
 		total: (query) => totals.get(JSON.stringify(query)),
+		content: (query) => contents.get(JSON.stringify(query)) ?? [],
 		reader: (query) => {
 			const source = reader(query);
 			const key = JSON.stringify(query);
@@ -63,7 +70,7 @@ export async function readFirstPages(reader: ListReader): Promise<FirstPages> {
 						asked.delete(key);
 						return served;
 					}
-					asked.clear();
+					asked.delete(EVERY_STATUS);
 					return await source.read(at);
 				},
 			};

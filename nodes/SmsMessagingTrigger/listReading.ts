@@ -12,7 +12,7 @@ export const sentAtOf = (record: IDataObject): number => apiTime(record.sentAt);
  * Whether a record of the list has an id the trigger can follow it by (a whole number above 0); one
  * without (null, or a broken id) is passed over: it could neither be followed nor emitted once.
  */
-function identified(record: unknown): record is IDataObject {
+export function identified(record: unknown): record is IDataObject {
 	if (record === null || typeof record !== 'object') return false;
 	const id = Number((record as IDataObject).id);
 	return Number.isSafeInteger(id) && id > 0;

@@ -4,11 +4,12 @@ import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { sharedLimiter } from '../shared/limiter';
-import { repeatedPagesError } from '../shared/list';
+import { MAX_PAGE_SIZE, repeatedPagesError } from '../shared/list';
 import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
 import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
 import { readFirstPages } from './firstPages';
-import { readList, sentAtOf, type ListReader, type Reading } from './listReading';
+import { InFlightLedger } from './inFlightLedger';
+import { identified, readList, sentAtOf, type ListReader, type Reading } from './listReading';
 import { withLease, type PollSession } from './pollState';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
@@ -221,52 +222,35 @@ async function pollOnce(
 	const seenInFlight = new Set<number>();
 	const inWindow = (record: IDataObject) => sentDayOf(record, today) >= watch.startDay;
 	const beforeWindow = { ...remembered.beforeWindow };
-	/**
-	 * Whether the records read of an in-flight list from its top account for its count: the
-	 * messages followed in it (`members`) and those from before the window, less the followed
-	 * ones whose place was read and which were not there, plus the others found in it. What lies
-	 * below is then as it was (or changed in ways that cancel out, which a full reading sees).
-	 */
-	const accounted = (status: string, members: number[]) => {
+	// Each in-flight list's count, accounted for by the pages read from its top (InFlightLedger).
+	const ledgers = new Map<string, InFlightLedger>();
+	for (const status of IN_FLIGHT) {
 		const total = first.total({ status });
-		let count = remembered.beforeWindow?.[status];
-		if (total === undefined || count === undefined) return undefined;
-		count += members.length;
-		const below = members.sort((a, b) => b - a);
-		let next = 0;
-		const read = new Set<number>();
-		const gone = new Set<number>();
-		let lowest = Infinity;
-		return (page: IDataObject[]) => {
-			for (const record of page) {
-				const id = Number(record.id);
-				lowest = Math.min(lowest, id);
-				if (read.has(id)) continue;
-				read.add(id);
-				if (gone.delete(id) || (inWindow(record) && lastSeenIn.get(id) !== status)) count!++;
-			}
-			// The pages met: every followed message from the top down to the lowest id read that is
-			// not among them left the list.
-			for (; next < below.length && below[next] >= lowest; next++) {
-				if (!read.has(below[next])) {
-					gone.add(below[next]);
-					count!--;
-				}
-			}
-			return count === total;
-		};
-	};
+		const before = remembered.beforeWindow?.[status];
+		if (recording || full || total === undefined || before === undefined) continue;
+		const members = [...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id);
+		const cameIn = (record: IDataObject) =>
+			inWindow(record) && lastSeenIn.get(Number(record.id)) !== status;
+		const ledger = new InFlightLedger(total, before, members, cameIn);
+		ledger.page(first.content({ status }));
+		ledgers.set(status, ledger);
+	}
+	/** Followed messages an outcome list showed: where they went is known. */
+	const seenElsewhere = new Set<number>();
+	await readOutcomesFirst(reader, ledgers, (record, status) => {
+		const id = Number(record.id);
+		const last = lastSeenIn.get(id);
+		if (last === undefined || seenElsewhere.has(id)) return false;
+		ledgers.get(last)?.left(id);
+		seenElsewhere.add(id);
+		observe(record, status);
+		return true;
+	});
 	const readInFlight = async (status: string) => {
 		const reading = await readList(reader({ status }), {
 			overlap: IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
-			enough:
-				recording || full
-					? undefined
-					: accounted(
-							status,
-							[...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id),
-						),
+			enough: ledgers.has(status) ? (page) => ledgers.get(status)!.page(page) : undefined,
 		});
 		for (const record of reading.records) {
 			observe(record, status);
@@ -284,7 +268,10 @@ async function pollOnce(
 	// covered (the list moved more than the pages overlap) is looked for again by the next poll.
 	const unaccounted = () =>
 		[...lastSeenIn.keys()].filter(
-			(id) => !seenInFlight.has(id) && inFlightReadings.every((reading) => reading.covers(id)),
+			(id) =>
+				!seenInFlight.has(id) &&
+				!seenElsewhere.has(id) &&
+				inFlightReadings.every((reading) => reading.covers(id)),
 		);
 	// An in-flight list that answered nothing while messages last seen in it are unaccounted for is
 	// asked once more: an empty answer may be a hiccup (a lagging replica), and taken for the truth
@@ -398,4 +385,29 @@ async function pollOnce(
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.
 	found.sort((a, b) => Number(a.id) - Number(b.id));
 	return [found.map((json) => ({ json: maskedSmsRecord(json) }))];
+}
+
+/**
+ * Before the in-flight lists are read past their first page: while one of them is not accounted
+ * for, the FAILED and then the DELIVERED list are read from their top (newest first), as long as
+ * each page shows followed messages (`arrived`: a followed message, now in that outcome). After a
+ * bulk send, the messages that left flight are among the newest of those lists, where the
+ * in-flight lists would have to be read whole to miss them.
+ */
+async function readOutcomesFirst(
+	reader: ListReader,
+	ledgers: Map<string, InFlightLedger>,
+	arrived: (record: IDataObject, status: string) => boolean,
+): Promise<void> {
+	const unbalanced = () => [...ledgers.values()].some((ledger) => !ledger.balanced);
+	for (const status of ['FAILED', 'DELIVERED']) {
+		const { read } = reader({ status });
+		for (let page = 1; unbalanced(); page++) {
+			const data = await read({ page, size: MAX_PAGE_SIZE });
+			const content = (data.content as unknown[]).filter(identified);
+			let followed = 0;
+			for (const record of content) if (arrived(record, status)) followed++;
+			if (followed === 0 || content.length < MAX_PAGE_SIZE) break;
+		}
+	}
 }

@@ -1,0 +1,61 @@
+// What accounts for an in-flight list's count, so that a poll reads it from its top only as far
+// as the changes go.
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * One in-flight list (PENDING or SENT) at a poll: its count when the poll began, against the
+ * messages followed in it and those from before the window (the list is asked from a day
+ * earlier) at its last whole reading. A followed message has left it when a page that met the
+ * ones before did not show it where it would be, or when another list showed it; a message found
+ * in it that was not followed in it came in. When the count is accounted for, what lies below
+ * the pages read is as it was (or changed in ways that cancel out, which a full reading sees).
+ */
+export class InFlightLedger {
+	private count: number;
+	/** The followed messages, highest id first, and how many of them the pages have passed. */
+	private readonly members: number[];
+	private passed = 0;
+	private readonly read = new Set<number>();
+	private readonly gone = new Set<number>();
+	private lowest = Infinity;
+
+	constructor(
+		private readonly total: number,
+		beforeWindow: number,
+		members: number[],
+		/** Whether a record of the list is in the window and not followed in it. */
+		private readonly cameIn: (record: IDataObject) => boolean,
+	) {
+		this.members = [...members].sort((a, b) => b - a);
+		this.count = beforeWindow + members.length;
+	}
+
+	/** Whether the list's count is accounted for. */
+	get balanced(): boolean {
+		return this.count === this.total;
+	}
+
+	/** The next page of the list, read from its top, meeting the pages before. */
+	page(records: IDataObject[]): boolean {
+		for (const record of records) {
+			const id = Number(record.id);
+			this.lowest = Math.min(this.lowest, id);
+			if (this.read.has(id)) continue;
+			this.read.add(id);
+			if (this.gone.delete(id) || this.cameIn(record)) this.count++;
+		}
+		for (; this.passed < this.members.length; this.passed++) {
+			const id = this.members[this.passed];
+			if (id < this.lowest) break;
+			if (!this.read.has(id)) this.left(id);
+		}
+		return this.balanced;
+	}
+
+	/** A followed message another list showed. */
+	left(id: number): void {
+		if (this.gone.has(id) || this.read.has(id)) return;
+		this.gone.add(id);
+		this.count--;
+	}
+}
