@@ -5,12 +5,13 @@
 // (an earlier build, BENCH_BEFORE) and a fixed 4 in flight side by side, interleaved, each
 // measurement in fresh child processes: one, or three at once (as n8n workers, which share no
 // memory) each sending its share through the same gateway.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
+import { buildBefore } from './before';
 import type { ContenderName } from './contenders';
 import { startGateway, throughGateway, type GatewayOptions } from './gateway';
 
@@ -159,27 +160,6 @@ interface Measurement {
 	workerMs: number[];
 }
 
-/** The earlier build in a temporary folder (its dist/ and package.json), or undefined. */
-function buildBefore(): string | undefined {
-	if (BEFORE === 'none') return undefined;
-	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sms-bench-before-'));
-	const files = ['nodes', 'credentials', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-	const archive = execFileSync('git', ['archive', BEFORE, ...files], {
-		cwd: root,
-		maxBuffer: 1 << 28,
-	});
-	execFileSync('tar', ['-x', '-C', folder], { input: archive });
-	fs.symlinkSync(path.join(root, 'node_modules'), path.join(folder, 'node_modules'));
-	execFileSync(
-		process.execPath,
-		[path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-		{
-			cwd: folder,
-		},
-	);
-	return folder;
-}
-
 /** One process of a measurement: its time, its start, or why it failed. */
 function runContender(
 	args: string[],
@@ -249,7 +229,7 @@ const ONLY_SCENARIO = process.env.BENCH_ADAPTIVE_SCENARIO;
 
 /** The section of BENCHMARKS.md, with its own targets. */
 export async function adaptiveComparison(): Promise<string> {
-	const beforeRoot = buildBefore();
+	const beforeRoot = BEFORE === 'none' ? undefined : buildBefore(BEFORE);
 	const simulator = new Simulator({
 		token: 'bench-token',
 		balance: 1e12,

@@ -1,23 +1,26 @@
 // `npm run bench:trigger`: what each poll of the SMS Messaging Trigger costs in list requests, in
-// its own work and in the workflow's static data, over a window of 10,000 messages and one of
-// 150,000, through n8n-core's poll machinery against the simulator on 127.0.0.1. Writes its
-// section of BENCHMARKS.md.
+// its own work and in the workflow's static data, over a window of 10,000 messages, one of
+// 150,000, and a bulk send of 100,000, through n8n-core's poll machinery against the simulator on
+// 127.0.0.1. The trigger as it was before issue 47 (an earlier build, BENCH_BEFORE) and as it is
+// now run the same steps, each in its own process; writes its section of BENCHMARKS.md.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
 import { activateTrigger, type ActiveTrigger, type PollOutcome } from '../test/helpers/poll';
+import { buildBefore } from './before';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require(path.join(packageRoot(), 'test/simulator/simulator'));
 
+/** The build measured as "before": the last commit before issue 47. */
+const BEFORE = process.env.BENCH_BEFORE || '09936bf';
+
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/** The step where the trigger learns which messages had failed before it was published. */
-const FIRST_FULL = 'first full reading, 15 minutes after the last: learns which had failed';
 const MARKER = '## SMS Messaging Trigger: windows of 10,000 and 150,000 messages';
-const OLD_MARKER = '## SMS Messaging Trigger: a window of 10,000 messages';
 
 /** A window: how many messages, sent evenly over how many hours, watched with which Lookback Days. */
 interface Window {
@@ -37,18 +40,21 @@ interface Row {
 	requests: number;
 	/** The requests per list read, in the order first read. */
 	lists: string;
-	ms: number;
 	/** The poll's time without the simulator's handling of the list requests. */
 	ownMs: number;
 	bytes: number;
 }
+
+/** Every run's rows, by the title of its table. */
+type Tables = Record<string, Row[]>;
 
 interface SmsRecord {
 	id: number;
 	status: string;
 }
 
-async function main() {
+/** One contender's run of every table, in this process (BENCH_PACKAGE_ROOT says which build). */
+async function runSteps(): Promise<Tables> {
 	const token = 'bench-token';
 	const sim = new Simulator({ token, smsRecords: 0 });
 	// The simulator runs in this process: its time handling each list request is left out of the
@@ -93,14 +99,12 @@ async function main() {
 		const started = performance.now();
 		const { items, error } = await poll();
 		if (error) throw error;
-		const ms = performance.now() - started;
 		rows.push({
 			step,
 			emitted: items?.length ?? 0,
 			requests: sim.requests.length,
 			lists: listsRead(sim.requests),
-			ms,
-			ownMs: ms - simMs,
+			ownMs: performance.now() - started - simMs,
 			bytes: Buffer.byteLength(JSON.stringify(trigger.staticData)),
 		});
 	};
@@ -118,14 +122,16 @@ async function main() {
 		return await trigger.poll();
 	};
 
+	const tables: Tables = {};
 	// The defaults (DELIVERED and FAILED watched, a full reading every 15 minutes), each window
 	// with its Lookback Days; polls a minute apart.
-	const defaults: Row[][] = [];
 	for (const window of WINDOWS) {
 		clock = realNow();
 		fillWindow(window);
 		const rows: Row[] = [];
-		defaults.push(rows);
+		tables[
+			`Defaults (\`DELIVERED\` and \`FAILED\` watched, Full Reading Every 15 minutes), ${windowText(window)}`
+		] = rows;
 		await measure(
 			rows,
 			'publishing: records, emits nothing',
@@ -148,7 +154,7 @@ async function main() {
 		await measure(rows, '100 recent messages delivered or failed', after(MINUTE_MS));
 		settle(inFlight().slice(0, 1));
 		await measure(rows, 'worst case: the oldest message in flight delivered', after(MINUTE_MS));
-		await measure(rows, FIRST_FULL, after(15 * MINUTE_MS));
+		await measure(rows, 'full reading, 15 minutes after publishing', after(15 * MINUTE_MS));
 		await measure(rows, 'full reading, 15 minutes after the last', after(15 * MINUTE_MS));
 		settle(inFlight().slice(-500));
 		await measure(
@@ -163,81 +169,65 @@ async function main() {
 	clock = realNow();
 	fillWindow(WINDOWS[0]);
 	const failedOnly: Row[] = [];
+	tables[
+		`\`FAILED\` only (the example workflow \`examples/alert-on-failed-sms.json\`), ${windowText(WINDOWS[0])}`
+	] = failedOnly;
 	await measure(failedOnly, 'publishing: records, emits nothing', activate(['FAILED'], 2));
 	settle(inFlight().slice(-20));
 	await measure(failedOnly, '20 recent messages delivered or failed', after(MINUTE_MS));
 	await measure(failedOnly, 'nothing changed', after(MINUTE_MS));
 	settle(inFlight().slice(0, 1));
 	await measure(failedOnly, 'worst case: the oldest message in flight delivered', after(MINUTE_MS));
-	await measure(failedOnly, FIRST_FULL, after(15 * MINUTE_MS));
-	await measure(failedOnly, 'full reading, 15 minutes after the last', after(15 * MINUTE_MS));
+	await measure(failedOnly, 'full reading, 15 minutes after publishing', after(15 * MINUTE_MS));
+
+	// A bulk send: one campaign of 100,000, all SENT, sent over 3 minutes, beside the 10,000 window.
+	clock = realNow();
+	fillWindow(WINDOWS[0]);
+	const bulk: Row[] = [];
+	tables[
+		`A bulk send of 100,000 (one campaign, sent over 3 minutes, all \`SENT\`) beside ${windowText(WINDOWS[0])}, defaults`
+	] = bulk;
+	await measure(bulk, 'publishing: records, emits nothing', activate(['DELIVERED', 'FAILED'], 2));
+	const campaignId = '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0e7f6b3c';
+	const sentFrom = clock + MINUTE_MS;
+	const sent = Array.from({ length: 100_000 }, (_, i) =>
+		sim.addSms({
+			recipient: `2547${String(20_000_000 + i)}`,
+			content: 'Our sale starts today',
+			status: 'SENT',
+			sentAt: new Date(sentFrom + Math.floor((i * 3 * MINUTE_MS) / 100_000)).toISOString(),
+			campaignId,
+		}),
+	) as SmsRecord[];
+	await measure(bulk, 'a minute after the send: reads it', after(5 * MINUTE_MS));
+	await measure(bulk, 'nothing changed', after(MINUTE_MS));
+	/** 1,000 of the campaign delivered and 50 failed, spread over it. */
+	const outcomes = (round: number) => {
+		const still = sent.filter((m) => m.status === 'SENT');
+		const step = Math.floor(still.length / 1050);
+		still
+			.filter((_, i) => i % step === round % step)
+			.slice(0, 1050)
+			.forEach(({ id }, i) => sim.setSmsStatus(id, i % 21 === 20 ? 'FAILED' : 'DELIVERED'));
+	};
+	outcomes(0);
+	await measure(bulk, '1,000 of the campaign delivered and 50 failed', after(MINUTE_MS));
+	await measure(bulk, 'nothing changed', after(MINUTE_MS));
+	await measure(
+		bulk,
+		'15 minutes later (a full reading; the send is older than the listing lag)',
+		after(15 * MINUTE_MS),
+	);
+	outcomes(1);
+	await measure(bulk, '1,000 more delivered and 50 more failed', after(MINUTE_MS));
+	await measure(bulk, 'nothing changed', after(MINUTE_MS));
 	Date.now = realNow;
 	await sim.stop();
+	return tables;
+}
 
-	const table = (rows: Row[]) =>
-		[
-			"| Poll | Items emitted | List requests | Lists read (requests) | Poll time | Trigger's own work | Static data (JSON) |",
-			'|---|---:|---:|---|---:|---:|---:|',
-			...rows.map(
-				(row) =>
-					`| ${row.step} | ${row.emitted.toLocaleString('en-US')} | ${row.requests.toLocaleString('en-US')} | ${row.lists} | ${(row.ms / 1000).toFixed(2)} s | ${Math.round(row.ownMs)} ms | ${(row.bytes / 1024).toFixed(1)} KiB |`,
-			),
-		].join('\n');
-	const windowText = ({ count, hours, lookbackDays }: Window) =>
-		`${count.toLocaleString('en-US')} messages sent over the last ${hours % 24 ? `${hours} hours` : `${hours / 24} days`} (Lookback Days ${lookbackDays})`;
-	const section = `${MARKER}
-
-Produced by \`npm run bench:trigger\` on ${new Date().toISOString().slice(0, 10)}: the trigger polled through n8n-core's
-PollContext and PollTriggerExecutor against the simulator on 127.0.0.1, one run per window, the
-static data saved as JSON and loaded again between polls as n8n keeps it. Each window holds messages
-92% DELIVERED, 4% FAILED and 4% SENT, spread evenly. Each step changes the list, then polls once, a
-minute after the step before unless it says otherwise; "List requests" are the requests the
-simulator received for that poll; "Trigger's own work" is the poll's time without the time the
-simulator (in the same process) spent answering the list requests; "Static data" is the workflow's
-static data as n8n stores it (JSON) after the poll.
-
-${WINDOWS.map(
-	(
-		window,
-		i,
-	) => `Defaults (\`DELIVERED\` and \`FAILED\` watched, Full Reading Every 15 minutes), ${windowText(window)}:
-
-${table(defaults[i])}`,
-).join('\n\n')}
-
-\`FAILED\` only (the example workflow \`examples/alert-on-failed-sms.json\`), ${windowText(WINDOWS[0])}:
-
-${table(failedOnly)}
-
-- A poll reads the in-flight lists whole (\`PENDING\`, \`SENT\`; their pages overlap by 3
-  records, so a message leaving them while they are read moves no other past a page), then the
-  list of every status ("any") newest first down to the high-water mark (the newest message sent
-  10 minutes or more before the poll) and to the oldest followed message that left the in-flight
-  lists. A full reading also reads the \`FAILED\` list whole; the first one after publishing
-  learns from it which messages had failed before (its pages overlap by 3 records too). The
-  activation reads the newest messages down to one sent 10 minutes or more before, and the
-  in-flight lists. The \`DELIVERED\` list is never read.
-- An in-flight list that answers empty while messages last seen in it are unaccounted for is asked
-  once more (one request); if it answers empty again, every message followed is looked for in the
-  list of every status, down to the oldest: about a reading of the window.
-- The worst case is a message sent at the start of the window that leaves \`SENT\`: the list of
-  every status is read down to it, about a reading of the window.
-- Static data: the messages in flight and, from the first full reading on, the failed ones (until
-  then, the messages in flight at publishing that got an outcome since), about 2 bytes each with
-  the consecutive ids of this bench (ids as base-36 differences, by sent day); the delivered ones
-  cost nothing.
-`;
-	const file = path.join(packageRoot(), 'BENCHMARKS.md');
-	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
-	const marker = existing.includes(MARKER) ? MARKER : OLD_MARKER;
-	const start = existing.indexOf(marker);
-	const end = start < 0 ? -1 : existing.indexOf('\n## ', start + marker.length);
-	const updated =
-		start < 0
-			? `${existing.trimEnd()}\n\n${section}`
-			: `${existing.slice(0, start)}${section}${end < 0 ? '' : existing.slice(end)}`;
-	fs.writeFileSync(file, updated);
-	process.stdout.write(section);
+function windowText({ count, hours, lookbackDays }: Window): string {
+	return `${count.toLocaleString('en-US')} messages sent over the last ${hours % 24 ? `${hours} hours` : `${hours / 24} days`} (Lookback Days ${lookbackDays})`;
 }
 
 /** "PENDING 1, SENT 5, any 1": list requests per status filter, in the order first asked. */
@@ -248,6 +238,74 @@ function listsRead(requests: Array<{ query: Record<string, unknown> }>): string 
 		counts.set(list, (counts.get(list) ?? 0) + 1);
 	}
 	return [...counts].map(([list, n]) => `${list} ${n}`).join(', ');
+}
+
+/** Runs this script again in a child process, on the build in `root` (undefined: this one). */
+function runChild(root: string | undefined): Tables {
+	const out = execFileSync(process.execPath, [__filename], {
+		env: { ...process.env, BENCH_TRIGGER_CHILD: '1', BENCH_PACKAGE_ROOT: root ?? '' },
+		maxBuffer: 1 << 26,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	return JSON.parse(out.toString()) as Tables;
+}
+
+async function main() {
+	if (process.env.BENCH_TRIGGER_CHILD) {
+		process.stdout.write(JSON.stringify(await runSteps()));
+		return;
+	}
+	const beforeRoot = buildBefore(BEFORE);
+	let before: Tables;
+	try {
+		before = runChild(beforeRoot);
+	} finally {
+		fs.rmSync(beforeRoot, { recursive: true, force: true });
+	}
+	const now = runChild(undefined);
+	const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+	const table = (title: string) =>
+		[
+			`${title}:`,
+			'',
+			"| Poll | Items emitted | List requests, before → now | Lists read now (requests) | Trigger's own work now | Static data (JSON), before → now |",
+			'|---|---:|---:|---|---:|---:|',
+			...now[title].map((row, i) => {
+				const old = before[title][i];
+				const emitted =
+					old.emitted === row.emitted
+						? row.emitted.toLocaleString('en-US')
+						: `${old.emitted.toLocaleString('en-US')} → ${row.emitted.toLocaleString('en-US')}`;
+				return `| ${row.step} | ${emitted} | ${old.requests.toLocaleString('en-US')} → **${row.requests.toLocaleString('en-US')}** | ${row.lists} | ${Math.round(row.ownMs)} ms | ${kib(old.bytes)} → ${kib(row.bytes)} |`;
+			}),
+		].join('\n');
+	const section = `${MARKER}
+
+Produced by \`npm run bench:trigger\` on ${new Date().toISOString().slice(0, 10)}: the trigger polled through n8n-core's
+PollContext and PollTriggerExecutor against the simulator on 127.0.0.1, the static data saved as
+JSON and loaded again between polls as n8n keeps it, once as it was before issue 47 (\`${BEFORE}\`,
+built into a temporary folder) and once as it is now, each in its own process, the same steps on
+the same lists. Each window holds messages 92% DELIVERED, 4% FAILED and 4% SENT, spread evenly.
+Each step changes the list, then polls once, a minute after the step before unless it says
+otherwise; "List requests" are the requests the simulator received for that poll; "Trigger's own
+work" is the poll's time without the time the simulator (in the same process) spent answering;
+"Static data" is the workflow's static data as n8n stores it (JSON) after the poll. Where the
+items emitted differ, both are shown (before → now).
+
+${Object.keys(now).map(table).join('\n\n')}
+
+What a poll reads now: docs/trigger.md.
+`;
+	const file = path.join(packageRoot(), 'BENCHMARKS.md');
+	const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+	const start = existing.indexOf(MARKER);
+	const end = start < 0 ? -1 : existing.indexOf('\n## ', start + MARKER.length);
+	const updated =
+		start < 0
+			? `${existing.trimEnd()}\n\n${section}`
+			: `${existing.slice(0, start)}${section}${end < 0 ? '' : existing.slice(end)}`;
+	fs.writeFileSync(file, updated);
+	process.stdout.write(section);
 }
 
 main().catch((error) => {

@@ -728,6 +728,26 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 		},
 	);
 
+	test('the SENT list answers empty at two polls in a row: the second is not taken for a poll with nothing new', async () => {
+		const messages = Array.from({ length: 10 }, () => message('SENT', 2));
+		for (let i = 0; i < 200; i++) message('DELIVERED');
+		const trigger = await activate();
+		const deliver = (some: typeof messages) => {
+			for (const { id } of some) ctx.sim.setSmsStatus(id, 'DELIVERED');
+			return some.map(({ id }) => `${id}:DELIVERED`);
+		};
+		ctx.sim.inject({ path: '/sms', query: { status: 'SENT' }, empty: true });
+		const first = deliver(messages.slice(-2));
+		expect(emittedPairs(await later(MINUTE_MS, async () => await trigger.poll()))).toEqual(first);
+		// Its first page empty again (and again when asked once more), as the poll before began.
+		ctx.sim.inject({ path: '/sms', query: { status: 'SENT' }, empty: true, count: 2 });
+		const second = deliver(messages.slice(-4, -2));
+		expect(emittedPairs(await later(2 * MINUTE_MS, async () => await trigger.poll()))).toEqual(
+			second,
+		);
+		expect((await later(3 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+	});
+
 	test('a followed message is forgotten only when the day it was sent leaves the window', async () => {
 		// Sent 40 hours ago: in the window (Lookback Days 2) for at least 8 more hours.
 		const old = message('SENT', 40);

@@ -162,8 +162,7 @@ async function pollOnce(
 	// poll, nothing moved into or out of flight and nothing was listed, so between full readings
 	// there is nothing more to read.
 	const first = await readFirstPages(listReader);
-	const quiet = first.signature !== undefined && first.signature === remembered.signature;
-	if (!recording && !full && quiet) return null;
+	const sameFirstPages = first.signature !== undefined && first.signature === remembered.signature;
 	const reader = first.reader;
 
 	/** Every message with a lower id than one sent by then is listed now. */
@@ -235,6 +234,12 @@ async function pollOnce(
 		ledger.page(first.content({ status }));
 		ledgers.set(status, ledger);
 	}
+	// Nothing moved, nothing new: the first pages are as at the last clean poll, and account for the
+	// messages followed in flight (a first page that answers empty while some are followed is not
+	// taken for nothing new, were it twice the same).
+	const quiet =
+		sameFirstPages && IN_FLIGHT.every((status) => ledgers.get(status)?.balanced === true);
+	if (quiet) return null;
 	/** Followed messages an outcome list showed: where they went is known. */
 	const seenElsewhere = new Set<number>();
 	await readOutcomesFirst(reader, ledgers, (record, status) => {
@@ -277,9 +282,11 @@ async function pollOnce(
 	// asked once more: an empty answer may be a hiccup (a lagging replica), and taken for the truth
 	// it would send the list of every status down to the oldest of them.
 	const lastIn = new Set(unaccounted().map((id) => lastSeenIn.get(id)));
+	let askedAgain = false;
 	for (const [i, status] of IN_FLIGHT.entries()) {
 		if (inFlightReadings[i].records.length === 0 && lastIn.has(status)) {
 			inFlightReadings[i] = await readInFlight(status);
+			askedAgain = true;
 		}
 	}
 	// Also with no outcome status watched: a message that went back from SENT to PENDING while the
@@ -375,7 +382,7 @@ async function pollOnce(
 	// The next poll with the same first pages has nothing to read, unless this one left a message
 	// to look for again.
 	const lookedForAgain = [...missing].some((id) => known.follows(id));
-	if (everyListComplete && !lookedForAgain && first.signature !== undefined) {
+	if (everyListComplete && !lookedForAgain && !askedAgain && first.signature !== undefined) {
 		remembered.signature = first.signature;
 	} else delete remembered.signature;
 	if (known.failedKnown) delete remembered.failedUnread;
