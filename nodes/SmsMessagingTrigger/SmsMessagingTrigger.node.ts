@@ -83,7 +83,7 @@ export class SmsMessagingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 1440 },
 						default: 15,
 						description:
-							'Between full readings a poll reads only the messages still in flight (Sent, Pending) and the newest ones, so it costs what changed. A full reading also reads the Failed list over the window, to catch what those polls cannot see, such as a message going from Delivered to Failed. 0 reads the Failed list at every poll.',
+							"Between full readings a poll reads only as far as what changed: the first pages of the lists when nothing did. A full reading also reads the Sent, Pending and Failed lists over the window whole, to catch what those polls cannot see: a message going from Delivered to Failed or back, and moves that cancel out in a list's count (one message in, another out). 0 makes every poll a full reading.",
 					},
 				],
 			},

@@ -52,12 +52,12 @@ function decode(stored: StoredMessages | undefined, into: Map<number, Known>) {
  * poll needs them (a full reading, a message seen in flight again), so that a poll's own work
  * grows with the messages in flight and the changes, not with the window.
  *
- * A recording does not read the FAILED list: until a full reading has read it whole (`unsure`), a
- * message up to `since` that is not stored (`unknown`) was DELIVERED or FAILED at the recording,
- * which is not known. The FAILED ones that reading meets are then stored as the recording would
- * have stored them; one seen in flight before (sent again under its id) is taken as emitted in
- * both outcome statuses; and every message up to `since` that a poll looked at is stored, so that
- * it is never taken for unknown.
+ * A recording reads the FAILED list; until a reading of it was whole and conclusive (`unsure`: an
+ * empty answer counts only at two polls in a row), a message up to `since` that is not stored
+ * (`unknown`) was DELIVERED or FAILED at the recording, which is not known. The FAILED ones a
+ * later reading meets are then stored as the recording would have stored them; one seen in
+ * flight before (sent again under its id) is taken as emitted in both outcome statuses; and every
+ * message up to `since` that a poll looked at is stored, so that it is never taken for unknown.
  */
 export class KnownMessages {
 	private readonly followed = new Map<number, Known>();
@@ -103,7 +103,7 @@ export class KnownMessages {
 
 	/**
 	 * Whether it is not known if a message was DELIVERED or FAILED at the recording: it is up to
-	 * `since`, not stored, and no full reading has read the FAILED list whole since.
+	 * `since`, not stored, and no reading of the FAILED list since the recording was whole.
 	 */
 	unknown(id: number): boolean {
 		if (!this.unsure || this.fresh || id > this.marks.since || this.followed.has(id)) return false;

@@ -125,16 +125,20 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 }
 
 /**
- * What a poll reads: first the in-flight lists (PENDING, SENT) whole, which tells which followed
- * messages left them; then the list of every status, newest first, down to the newest message
- * already looked at (`top`: the new messages, whatever their status) or, when a followed message
- * was not in the in-flight lists, down to it, to see its status. Every Full Reading minutes the
- * FAILED list is read whole between the two: a message in it that was last seen in another
- * outcome moved there, and one last seen FAILED that is no longer in it moved on, which the
- * cheaper polls cannot see. A recording asks for the newest message only (its `top`), reads the
- * in-flight lists and the FAILED list, and emits nothing: every other message up to `top` is
- * known as DELIVERED without being read (KnownMessages). While no reading of the FAILED list was
- * whole (an empty answer may be a lagging replica's), every poll reads it again.
+ * What a poll reads (docs/trigger.md): first the first pages of the in-flight lists (PENDING,
+ * SENT) and of the list of every status; as at the last clean poll and accounting for the
+ * messages followed in flight, nothing more. Otherwise the in-flight lists from their top, as far
+ * as it takes to account for their counts (InFlightLedger), the FAILED and DELIVERED lists from
+ * their top first when their first pages do not; then the list of every status, newest first,
+ * down to the newest message already looked at (`top`: the new messages, whatever their status)
+ * and to any followed message that left the in-flight lists where no other list showed it, to
+ * see its status. Every Full Reading minutes the in-flight lists and the FAILED list are read
+ * whole: a message in FAILED that was last seen in another outcome moved there, and one last
+ * seen FAILED that is no longer in it moved on, which the cheaper polls cannot see. A recording
+ * reads the in-flight lists and the FAILED list whole and the newest messages (its `top`), and
+ * emits nothing: every other message up to `top` is known as DELIVERED without being read
+ * (KnownMessages). While no reading of the FAILED list was whole (an empty answer may be a
+ * lagging replica's), every poll reads it again.
  */
 async function pollOnce(
 	watch: Watch,
