@@ -79,7 +79,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
 		// the day their message was sent, under the status they were last seen in and the watched
 		// statuses they were emitted (here recorded) in: the message in flight, the failed one.
-		// `signature`: what the first pages said (firstPages.ts).
+		// `signature`: what the first pages said (firstPages.ts); `beforeWindow`, `newest` and
+		// `listedToTop`: what the counts of the lists are made of (poll.ts).
 		const day = utcDay(1 / 24);
 		const state = () => trigger.staticData['node:SMS Messaging Trigger'];
 		expect(state()).toEqual({
@@ -91,6 +92,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			fullReadingAt: expect.any(Number),
 			signature: `0: 1:${sentStill.id} 3:${sentStill.id}`,
 			beforeWindow: { PENDING: 0, SENT: 0 },
+			newest: sentStill.id,
+			listedToTop: 3,
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
 

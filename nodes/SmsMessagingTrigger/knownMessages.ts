@@ -132,6 +132,13 @@ export class KnownMessages {
 		return IN_FLIGHT.includes(this.followed.get(id)?.status ?? '');
 	}
 
+	/** How many messages are followed above `top` up to `upTo`, whatever their status. */
+	aboveTop(upTo: number): number {
+		let count = 0;
+		for (const id of this.followed.keys()) if (id > this.marks.top && id <= upTo) count++;
+		return count;
+	}
+
 	/** The messages followed in flight. */
 	inFlight(): Array<[number, Known]> {
 		return [...this.followed].filter(([, known]) => IN_FLIGHT.includes(known.status));

@@ -28,6 +28,13 @@ const IN_FLIGHT_OVERLAP = 3;
  */
 const LISTING_LAG_MS = 10 * 60_000;
 
+/** The highest id of `records`, or `floor` when none is higher. */
+function highestId(records: IDataObject[], floor: number): number {
+	let highest = floor;
+	for (const record of records) highest = Math.max(highest, Number(record.id));
+	return highest;
+}
+
 /** The highest id of `records` sent at or before `by` (ms): 0 when there is none. */
 function listedBelow(records: IDataObject[], by: number): number {
 	let top = 0;
@@ -75,6 +82,14 @@ interface Remembered extends PollSession {
 	 * made of.
 	 */
 	beforeWindow?: Record<string, number>;
+	/** The highest id the list of every status showed, down to `top` with no gap. */
+	newest?: number;
+	/**
+	 * How many records of the list of every status were up to `top`, at the last reading that
+	 * reached it: with the messages followed above `top` and the new ones, what its count is made
+	 * of.
+	 */
+	listedToTop?: number;
 }
 
 /**
@@ -335,11 +350,43 @@ async function pollOnce(
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
 	let top = marks.top;
 	let everyListComplete = inFlightReadings.every((reading) => reading.whole || reading.enough);
+	const listed = first.total({});
+	const newestAtStart = Number(first.content({})[0]?.id ?? 0);
+	let newestSeen = remembered.newest ?? marks.top;
+	let listedToTop = remembered.listedToTop;
+	/** What the list of every status holds up to the mark, from a reading that reached it. */
+	const countToTop = (records: IDataObject[], mark: number) =>
+		listed === undefined
+			? undefined
+			: listed -
+				records.filter((record) => Number(record.id) > mark && Number(record.id) <= newestAtStart)
+					.length;
+	if (recording) {
+		const complete = newest?.complete === true;
+		listedToTop = complete ? countToTop(newest!.records, marks.top) : undefined;
+		newestSeen = highestId(newest?.records ?? [], marks.top);
+	}
 	if (!recording) {
 		let downTo = marks.top + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
-		const reading = await readList(reader({}), { downTo, windowStart: watch.startMs });
-		everyListComplete &&= reading.complete;
+		const reading = await readList(reader({}), {
+			downTo,
+			windowStart: watch.startMs,
+			enough:
+				full || missing.size > 0
+					? undefined
+					: accountedToNewest(
+							listed,
+							listedToTop,
+							known.aboveTop(newestSeen),
+							newestSeen,
+							newestAtStart,
+						),
+		});
+		everyListComplete &&= reading.complete || reading.enough;
+		if (reading.complete || reading.enough) {
+			newestSeen = highestId(reading.records, newestSeen);
+		}
 		const inList = new Set<number>();
 		for (const record of reading.records) {
 			const id = Number(record.id);
@@ -348,7 +395,10 @@ async function pollOnce(
 		}
 		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
 		// short; those above it stay followed, whatever their status, until the mark passes them.
-		if (reading.complete) top = Math.max(top, listedBelow(reading.records, listedBy));
+		if (reading.complete) {
+			top = Math.max(top, listedBelow(reading.records, listedBy));
+			listedToTop = countToTop(reading.records, top);
+		}
 		// A followed message absent from two complete readings below its id (gone from the list, or
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
 		for (const id of missing) {
@@ -377,6 +427,9 @@ async function pollOnce(
 	remembered.since = marks.since;
 	remembered.followed = stored.followed;
 	remembered.beforeWindow = beforeWindow;
+	remembered.newest = newestSeen;
+	if (listedToTop === undefined) delete remembered.listedToTop;
+	else remembered.listedToTop = listedToTop;
 	remembered.settled = stored.settled;
 	const stillAbsent = encodeIds(absent, watch.startDay);
 	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
@@ -421,4 +474,31 @@ async function readOutcomesFirst(
 			if (followed === 0 || content.length < MAX_PAGE_SIZE) break;
 		}
 	}
+}
+
+/**
+ * Whether the list of every status, read from its top, accounts for its count (`listed`) once its
+ * pages reach the newest message a poll looked at before: the records up to the mark at the last
+ * reading that reached it, the messages followed above the mark, and the new ones (above the
+ * newest looked at, up to the newest when the poll began). Then no message was listed late above
+ * the mark, and the reading ends there; otherwise it goes on down to the mark.
+ */
+function accountedToNewest(
+	listed: number | undefined,
+	listedToTop: number | undefined,
+	aboveTop: number,
+	newestSeen: number,
+	newestAtStart: number,
+): ((page: IDataObject[]) => boolean) | undefined {
+	if (listed === undefined || listedToTop === undefined) return undefined;
+	const fresh = new Set<number>();
+	let lowest = Infinity;
+	return (page) => {
+		for (const record of page) {
+			const id = Number(record.id);
+			lowest = Math.min(lowest, id);
+			if (id > newestSeen && id <= newestAtStart) fresh.add(id);
+		}
+		return lowest <= newestSeen && listedToTop + aboveTop + fresh.size === listed;
+	};
 }
