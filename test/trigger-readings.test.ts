@@ -362,7 +362,8 @@ interface History {
 	seed: number;
 	statuses: string[];
 	contextPerPoll: boolean;
-	late?: boolean;
+	/** Some new messages are listed after newer ones, up to this many polls late. */
+	late?: number;
 }
 
 /** 44 histories: the four watch sets, each with one context per activation and one per poll. */
@@ -388,7 +389,14 @@ const IN_FLIGHT_HISTORIES: History[] = Array.from({ length: 8 }, (_, i) => ({
 const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
 	...history,
 	seed: history.seed + 100,
-	late: true,
+	late: 2,
+}));
+
+/** 16 histories where a new message is often listed up to 30 polls (90 minutes) late. */
+const LONG_LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
+	...history,
+	seed: history.seed + 300,
+	late: 30,
 }));
 
 /**
@@ -403,7 +411,7 @@ const LATE_HISTORIES: History[] = HISTORIES.slice(0, 16).map((history) => ({
  * sent again from an outcome status that no clean poll had seen SENT before (delivered between
  * two polls, or sent straight into an outcome status).
  */
-async function runHistory({ seed, statuses, contextPerPoll, late = false }: History) {
+async function runHistory({ seed, statuses, contextPerPoll, late = 0 }: History) {
 	const random = seeded(seed);
 	const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
 	const parameters = { statuses };
@@ -466,13 +474,13 @@ async function runHistory({ seed, statuses, contextPerPoll, late = false }: Hist
 		const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
 		if (roll < 0.2) {
 			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
-			// Sent a minute after the last poll's clock; listed one or two polls late (8 minutes at
-			// most after it was sent), once newer messages are.
+			// Sent a minute after the last poll's clock; listed up to `late` polls late (3 minutes
+			// apart), once newer messages are.
 			const sentAt = start + (minutes + 1) * MINUTE_MS;
 			const { id } = message(status, late ? (Date.now() - sentAt) / HOUR_MS : 0);
 			if (late && random() < 0.4) {
 				ctx.sim.setListed(id, false);
-				unlisted.set(id, round + 1 + Math.floor(random() * 2));
+				unlisted.set(id, round + 1 + Math.floor(random() * late));
 			}
 			gained.add(`${id}:${status}`);
 			if (!IN_FLIGHT.includes(status)) outcomeSinceSeen.add(id);
@@ -649,6 +657,18 @@ describe('SMS Messaging Trigger: random histories watching in-flight statuses on
 
 describe('SMS Messaging Trigger: random histories with messages listed late', () => {
 	test.each(LATE_HISTORIES)(
+		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
+		async (history) => {
+			const { problems, due } = await runHistory(history);
+			expect(problems).toEqual([]);
+			expect(due).toBeGreaterThan(5);
+		},
+		60_000,
+	);
+});
+
+describe('SMS Messaging Trigger: random histories with messages listed up to 90 minutes late', () => {
+	test.each(LONG_LATE_HISTORIES)(
 		'seed $seed, watching $statuses, a new context per poll: $contextPerPoll',
 		async (history) => {
 			const { problems, due } = await runHistory(history);

@@ -80,7 +80,8 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		// the day their message was sent, under the status they were last seen in and the watched
 		// statuses they were emitted (here recorded) in: the message in flight, the failed one.
 		// `signature`: what the first pages said (firstPages.ts); `beforeWindow`, `newest` and
-		// `listedToTop`: what the counts of the lists are made of (poll.ts).
+		// `listedToTop`: what the counts of the lists are made of; `lookedAtAbove` (and `lookedAt`
+		// later): the messages up to `top` a poll looked at (poll.ts).
 		const day = utcDay(1 / 24);
 		const state = () => trigger.staticData['node:SMS Messaging Trigger'];
 		expect(state()).toEqual({
@@ -94,6 +95,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			beforeWindow: { PENDING: 0, SENT: 0 },
 			newest: sentStill.id,
 			listedToTop: 3,
+			lookedAtAbove: sentStill.id,
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
 
@@ -186,7 +188,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
-	test.each([0, 8])(
+	test.each([0, 8, 30, 120])(
 		'a message listed after a newer one (both sent %i minutes ago) is still emitted in each status, once',
 		async (minutesAgo) => {
 			const trigger = await activate({ statuses: ['SENT', 'DELIVERED'] });

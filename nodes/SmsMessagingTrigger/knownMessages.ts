@@ -1,5 +1,5 @@
 // What the trigger knows about the messages of its window, and how little of it is stored.
-import { decodeIds, encodeIds, type StoredIds } from './storedIds';
+import { decodeIds, encodeIds, type Ids, type StoredIds } from './storedIds';
 
 /** The statuses of a message still in flight: it reaches DELIVERED or FAILED from one of them. */
 export const IN_FLIGHT = ['PENDING', 'SENT'];
@@ -72,6 +72,11 @@ export class KnownMessages {
 		private readonly fresh = false,
 		/** The FAILED list was not read whole since the recording. */
 		private unsure = false,
+		/**
+		 * The messages up to `top` that a poll looked at: every id up to `above`, and `ids` above it.
+		 * One the API listed late, below `top`, is not among them: it is not known (`get`).
+		 */
+		private readonly lookedAt?: { above: number; ids: Ids },
 	) {
 		decode(stored.followed, this.followed);
 		for (const [id, known] of this.followed) if (known.day < startDay) this.followed.delete(id);
@@ -91,10 +96,14 @@ export class KnownMessages {
 		return new Set(seen.filter((status) => this.watched.has(status)));
 	}
 
-	/** What is known of a message; undefined when it was never looked at (above `top`). */
+	/**
+	 * What is known of a message; undefined when it was never looked at (above `top`, or listed
+	 * late below it).
+	 */
 	get(id: number): Known | undefined {
 		const known = this.followed.get(id) ?? this.exceptions?.get(id);
 		if (known || id > this.marks.top || this.fresh) return known;
+		if (this.lookedAt && id > this.lookedAt.above && !this.lookedAt.ids.has(id)) return undefined;
 		const seen = this.unknown(id)
 			? new Set(OUTCOMES.filter((status) => this.watched.has(status)))
 			: this.byDefault(id);

@@ -90,6 +90,13 @@ interface Remembered extends PollSession {
 	 * of.
 	 */
 	listedToTop?: number;
+	/**
+	 * The messages up to `top` that a poll looked at: every id up to `lookedAtAbove` (`top` at the
+	 * recording), and these ids above it, by sent day. One the API listed later, below `top`, is
+	 * not among them, and comes as new.
+	 */
+	lookedAt?: StoredIds;
+	lookedAtAbove?: number;
 }
 
 /**
@@ -196,6 +203,9 @@ async function pollOnce(
 	} else {
 		marks = { top: remembered.top!, since: remembered.since! };
 	}
+	// A state kept before `lookedAt` counts every message up to its `top` as looked at.
+	const lookedAtAbove = recording ? marks.top : (remembered.lookedAtAbove ?? marks.top);
+	const lookedAt = recording ? new Map<number, string>() : decodeIds(remembered.lookedAt);
 	const known = new KnownMessages(
 		recording ? {} : remembered,
 		watched,
@@ -203,6 +213,7 @@ async function pollOnce(
 		watch.startDay,
 		recording,
 		recording ? outcomes.length > 0 : remembered.failedUnread !== undefined,
+		{ above: lookedAtAbove, ids: lookedAt },
 	);
 	const absent = recording ? new Map<number, string>() : decodeIds(remembered.absent);
 
@@ -227,6 +238,7 @@ async function pollOnce(
 			if (!recording && !failedBefore) found.push(record);
 		}
 		known.set(id, { ...message, status, day });
+		if (id > lookedAtAbove) lookedAt.set(id, day);
 	};
 
 	// At a recording, the messages above the mark are followed from their status now.
@@ -366,6 +378,36 @@ async function pollOnce(
 		listedToTop = complete ? countToTop(newest!.records, marks.top) : undefined;
 		newestSeen = highestId(newest?.records ?? [], marks.top);
 	}
+	/**
+	 * Reads the list of every status down to `count` messages up to the mark that no poll looked
+	 * at (listed late), or to the recording's mark, and observes them. Gives how many of them are
+	 * left to look for: none when the reading got down to the recording's mark (one listed late
+	 * below it was sent before the recording, and counts as recorded).
+	 */
+	const readLate = async (count: number): Promise<number> => {
+		const isLate = (record: IDataObject) => {
+			const id = Number(record.id);
+			return id <= marks.top && id > lookedAtAbove && known.get(id) === undefined;
+		};
+		const late = new Set<number>();
+		const reading = await readList(reader({}), {
+			downTo: lookedAtAbove + 1,
+			windowStart: watch.startMs,
+			enough: (page) => {
+				for (const record of page) if (isLate(record)) late.add(Number(record.id));
+				return late.size >= count;
+			},
+		});
+		let found = 0;
+		for (const record of reading.records) {
+			if (!isLate(record)) continue;
+			observe(record, String(record.status));
+			found++;
+		}
+		return reading.complete ? 0 : Math.max(0, count - found);
+	};
+	/** Messages listed late below the mark that this poll did not find. */
+	let stillLate = 0;
 	if (!recording) {
 		let downTo = marks.top + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
@@ -396,8 +438,14 @@ async function pollOnce(
 		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
 		// short; those above it stay followed, whatever their status, until the mark passes them.
 		if (reading.complete) {
+			// More records up to the mark than at the last reading that reached it: messages listed
+			// late below it, read down to them (and emitted as new).
+			const lateBelow = (countToTop(reading.records, marks.top) ?? 0) - (listedToTop ?? Infinity);
+			// Those not found yet are looked for again by the next poll.
+			stillLate = lateBelow > 0 ? await readLate(lateBelow) : 0;
 			top = Math.max(top, listedBelow(reading.records, listedBy));
 			listedToTop = countToTop(reading.records, top);
+			if (listedToTop !== undefined) listedToTop -= stillLate;
 		}
 		// A followed message absent from two complete readings below its id (gone from the list, or
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
@@ -428,6 +476,11 @@ async function pollOnce(
 	remembered.followed = stored.followed;
 	remembered.beforeWindow = beforeWindow;
 	remembered.newest = newestSeen;
+	remembered.lookedAtAbove = lookedAtAbove;
+	for (const id of lookedAt.keys()) if (id > marks.top) lookedAt.delete(id);
+	const stillLookedAt = encodeIds(lookedAt, watch.startDay);
+	if (Object.keys(stillLookedAt).length > 0) remembered.lookedAt = stillLookedAt;
+	else delete remembered.lookedAt;
 	if (listedToTop === undefined) delete remembered.listedToTop;
 	else remembered.listedToTop = listedToTop;
 	remembered.settled = stored.settled;
@@ -438,7 +491,7 @@ async function pollOnce(
 	else if (recording) delete remembered.fullReadingAt;
 	// The next poll with the same first pages has nothing to read, unless this one left a message
 	// to look for again.
-	const lookedForAgain = [...missing].some((id) => known.follows(id));
+	const lookedForAgain = stillLate > 0 || [...missing].some((id) => known.follows(id));
 	if (everyListComplete && !lookedForAgain && !askedAgain && first.signature !== undefined) {
 		remembered.signature = first.signature;
 	} else delete remembered.signature;
