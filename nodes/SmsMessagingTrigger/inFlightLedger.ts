@@ -2,6 +2,11 @@
 // as the changes go.
 import type { IDataObject } from 'n8n-workflow';
 
+import { MAX_PAGE_SIZE } from '../shared/list';
+import type { FirstPages } from './firstPages';
+import { IN_FLIGHT } from './knownMessages';
+import { identified, type ListReader } from './listReading';
+
 /**
  * One in-flight list (PENDING or SENT) at a poll: its count when the poll began, against the
  * messages followed in it and those from before the window (the list is asked from a day
@@ -58,4 +63,55 @@ export class InFlightLedger {
 		this.gone.add(id);
 		this.count--;
 	}
+}
+
+/**
+ * Before the in-flight lists are read past their first page: while one of them is not accounted
+ * for, the FAILED and then the DELIVERED list are read from their top (newest first), as long as
+ * each page shows followed messages (`arrived`: a followed message, now in that outcome). After a
+ * bulk send, the messages that left flight are among the newest of those lists, where the
+ * in-flight lists would have to be read whole to miss them.
+ */
+export async function readOutcomesFirst(
+	reader: ListReader,
+	ledgers: Map<string, InFlightLedger>,
+	arrived: (record: IDataObject, status: string) => boolean,
+): Promise<void> {
+	const unbalanced = () => [...ledgers.values()].some((ledger) => !ledger.balanced);
+	for (const status of ['FAILED', 'DELIVERED']) {
+		const { read } = reader({ status });
+		for (let page = 1; unbalanced(); page++) {
+			const data = await read({ page, size: MAX_PAGE_SIZE });
+			const content = (data.content as unknown[]).filter(identified);
+			let followed = 0;
+			for (const record of content) if (arrived(record, status)) followed++;
+			if (followed === 0 || content.length < MAX_PAGE_SIZE) break;
+		}
+	}
+}
+
+/**
+ * The ledger of each in-flight list whose count and records from before the window are known,
+ * with its first page read: the messages followed in it (`lastSeenIn`, by the status they were
+ * last seen in), and whether a record is in the window.
+ */
+export function ledgersFor(
+	first: FirstPages,
+	beforeWindow: Record<string, number> | undefined,
+	lastSeenIn: Map<number, string>,
+	inWindow: (record: IDataObject) => boolean,
+): Map<string, InFlightLedger> {
+	const ledgers = new Map<string, InFlightLedger>();
+	for (const status of IN_FLIGHT) {
+		const total = first.total({ status });
+		const before = beforeWindow?.[status];
+		if (total === undefined || before === undefined) continue;
+		const members = [...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id);
+		const cameIn = (record: IDataObject) =>
+			inWindow(record) && lastSeenIn.get(Number(record.id)) !== status;
+		const ledger = new InFlightLedger(total, before, members, cameIn);
+		ledger.page(first.content({ status }));
+		ledgers.set(status, ledger);
+	}
+	return ledgers;
 }

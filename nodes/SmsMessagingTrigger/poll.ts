@@ -4,14 +4,15 @@ import { maskedSmsRecord } from '../shared/approvalLink';
 import { sentDayOf, utcDay } from '../shared/sentWindow';
 import { smsListReader } from '../shared/smsListReader';
 import { sharedLimiter } from '../shared/limiter';
-import { MAX_PAGE_SIZE, repeatedPagesError } from '../shared/list';
+import { repeatedPagesError } from '../shared/list';
 import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
-import { IN_FLIGHT, KnownMessages, type Marks, type StoredMessages } from './knownMessages';
+import { IN_FLIGHT, KnownMessages, type Marks } from './knownMessages';
 import { readFirstPages } from './firstPages';
-import { InFlightLedger } from './inFlightLedger';
-import { identified, readList, sentAtOf, type ListReader, type Reading } from './listReading';
-import { withLease, type PollSession } from './pollState';
-import { decodeIds, encodeIds, type StoredIds } from './storedIds';
+import { accountedToNewest, highestId, listedBelow, LISTING_LAG_MS, readLate } from './everyStatus';
+import { InFlightLedger, ledgersFor, readOutcomesFirst } from './inFlightLedger';
+import { readList, type ListReader, type Reading } from './listReading';
+import { keepIds, withLease, type Remembered } from './pollState';
+import { decodeIds } from './storedIds';
 import { readWatch, type Watch } from './watch';
 
 /**
@@ -20,84 +21,6 @@ import { readWatch, type Watch } from './watch';
  * and without an overlap the record that crosses a page boundary would be read in neither page.
  */
 const IN_FLIGHT_OVERLAP = 3;
-
-/**
- * How long after it was sent a message may take to be listed (commits that land out of id order, a
- * lagging replica, the API's clock a little behind n8n's): every message with a lower id than one
- * sent this long before a poll is listed by then, so `top` goes no higher (docs/trigger.md).
- */
-const LISTING_LAG_MS = 10 * 60_000;
-
-/** The highest id of `records`, or `floor` when none is higher. */
-function highestId(records: IDataObject[], floor: number): number {
-	let highest = floor;
-	for (const record of records) highest = Math.max(highest, Number(record.id));
-	return highest;
-}
-
-/** The highest id of `records` sent at or before `by` (ms): 0 when there is none. */
-function listedBelow(records: IDataObject[], by: number): number {
-	let top = 0;
-	for (const record of records) {
-		if (sentAtOf(record) <= by) top = Math.max(top, Number(record.id));
-	}
-	return top;
-}
-
-/**
- * What the trigger remembers between polls, in the workflow's static data: small whatever the
- * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
- * day leaves the window; a followed message also when a reading sees it in an outcome status, or
- * when two complete readings of the list below its id do not show it.
- */
-interface Remembered extends PollSession {
-	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
-	scope?: string;
-	/**
-	 * Every message up to this id has been looked at in the list of every status, and the API lists
-	 * no more of them (LISTING_LAG_MS).
-	 */
-	top?: number;
-	/** `top` at the poll that recorded (the first one for this scope). */
-	since?: number;
-	/** The messages followed: in flight at the last poll, or above `top` whatever their status. */
-	followed?: StoredMessages;
-	/** The exceptions to the rule for the messages up to `top`: the failed ones above all. */
-	settled?: StoredMessages;
-	/** Followed messages a complete reading below their id did not show, once. */
-	absent?: StoredIds;
-	/** When the last full reading started (ms since the epoch); at a recording, when it recorded. */
-	fullReadingAt?: number;
-	/**
-	 * No reading of the FAILED list since the recording was whole and conclusive (an empty answer
-	 * counts only when two polls in a row get it): a message up to `since` that is not stored was
-	 * DELIVERED or FAILED then (KnownMessages). `'empty once'`: the last poll read it whole and empty.
-	 */
-	failedUnread?: true | 'empty once';
-	/** What the first pages said at the start of the last clean poll (firstPages.ts). */
-	signature?: string;
-	/**
-	 * How many records each in-flight list held from before the window (the list is asked from a
-	 * day earlier) at its last whole reading: with the messages followed in it, what its count is
-	 * made of.
-	 */
-	beforeWindow?: Record<string, number>;
-	/** The highest id the list of every status showed, down to `top` with no gap. */
-	newest?: number;
-	/**
-	 * How many records of the list of every status were up to `top`, at the last reading that
-	 * reached it: with the messages followed above `top` and the new ones, what its count is made
-	 * of.
-	 */
-	listedToTop?: number;
-	/**
-	 * The messages up to `top` that a poll looked at: every id up to `lookedAtAbove` (`top` at the
-	 * recording), and these ids above it, by sent day. One the API listed later, below `top`, is
-	 * not among them, and comes as new.
-	 */
-	lookedAt?: StoredIds;
-	lookedAtAbove?: number;
-}
 
 /**
  * One poll. Emits each message newly seen in a watched status once. Only a trigger with nothing
@@ -184,14 +107,12 @@ async function pollOnce(
 			remembered.failedUnread !== undefined ||
 			lastFull === undefined ||
 			!(now - lastFull < watch.fullReadingMs && now >= lastFull));
-	// The first pages of the lists every poll reads: as they were at the start of the last clean
-	// poll, nothing moved into or out of flight and nothing was listed, so between full readings
-	// there is nothing more to read.
+	// The first pages of the lists every poll reads (firstPages.ts): nothing new when as before.
 	const first = await readFirstPages(listReader);
 	const sameFirstPages = first.signature !== undefined && first.signature === remembered.signature;
 	const reader = first.reader;
 
-	/** Every message with a lower id than one sent by then is listed now. */
+	/** The mark goes no higher than the newest message sent by then (LISTING_LAG_MS). */
 	const listedBy = now - LISTING_LAG_MS;
 	let marks: Marks;
 	let newest: Reading | undefined;
@@ -206,6 +127,7 @@ async function pollOnce(
 	// A state kept before `lookedAt` counts every message up to its `top` as looked at.
 	const lookedAtAbove = recording ? marks.top : (remembered.lookedAtAbove ?? marks.top);
 	const lookedAt = recording ? new Map<number, string>() : decodeIds(remembered.lookedAt);
+	const lookedAtBefore = new Set(lookedAt.keys());
 	const known = new KnownMessages(
 		recording ? {} : remembered,
 		watched,
@@ -253,18 +175,10 @@ async function pollOnce(
 	const inWindow = (record: IDataObject) => sentDayOf(record, today) >= watch.startDay;
 	const beforeWindow = { ...remembered.beforeWindow };
 	// Each in-flight list's count, accounted for by the pages read from its top (InFlightLedger).
-	const ledgers = new Map<string, InFlightLedger>();
-	for (const status of IN_FLIGHT) {
-		const total = first.total({ status });
-		const before = remembered.beforeWindow?.[status];
-		if (recording || full || total === undefined || before === undefined) continue;
-		const members = [...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id);
-		const cameIn = (record: IDataObject) =>
-			inWindow(record) && lastSeenIn.get(Number(record.id)) !== status;
-		const ledger = new InFlightLedger(total, before, members, cameIn);
-		ledger.page(first.content({ status }));
-		ledgers.set(status, ledger);
-	}
+	const ledgers =
+		recording || full
+			? new Map<string, InFlightLedger>()
+			: ledgersFor(first, remembered.beforeWindow, lastSeenIn, inWindow);
 	// Nothing moved, nothing new: the first pages are as at the last clean poll, and account for the
 	// messages followed in flight (a first page that answers empty while some are followed is not
 	// taken for nothing new, were it twice the same).
@@ -378,34 +292,6 @@ async function pollOnce(
 		listedToTop = complete ? countToTop(newest!.records, marks.top) : undefined;
 		newestSeen = highestId(newest?.records ?? [], marks.top);
 	}
-	/**
-	 * Reads the list of every status down to `count` messages up to the mark that no poll looked
-	 * at (listed late), or to the recording's mark, and observes them. Gives how many of them are
-	 * left to look for: none when the reading got down to the recording's mark (one listed late
-	 * below it was sent before the recording, and counts as recorded).
-	 */
-	const readLate = async (count: number): Promise<number> => {
-		const isLate = (record: IDataObject) => {
-			const id = Number(record.id);
-			return id <= marks.top && id > lookedAtAbove && known.get(id) === undefined;
-		};
-		const late = new Set<number>();
-		const reading = await readList(reader({}), {
-			downTo: lookedAtAbove + 1,
-			windowStart: watch.startMs,
-			enough: (page) => {
-				for (const record of page) if (isLate(record)) late.add(Number(record.id));
-				return late.size >= count;
-			},
-		});
-		let found = 0;
-		for (const record of reading.records) {
-			if (!isLate(record)) continue;
-			observe(record, String(record.status));
-			found++;
-		}
-		return reading.complete ? 0 : Math.max(0, count - found);
-	};
 	/** Messages listed late below the mark that this poll did not find. */
 	let stillLate = 0;
 	if (!recording) {
@@ -442,7 +328,20 @@ async function pollOnce(
 			// late below it, read down to them (and emitted as new).
 			const lateBelow = (countToTop(reading.records, marks.top) ?? 0) - (listedToTop ?? Infinity);
 			// Those not found yet are looked for again by the next poll.
-			stillLate = lateBelow > 0 ? await readLate(lateBelow) : 0;
+			if (lateBelow > 0) {
+				// Up to the mark, and no poll before this one looked at it (this one may have, in
+				// another list).
+				const { late, left } = await readLate(reader, {
+					count: lateBelow,
+					downTo: lookedAtAbove + 1,
+					windowStart: watch.startMs,
+					isLate: (id) => id <= marks.top && id > lookedAtAbove && !lookedAtBefore.has(id),
+				});
+				for (const record of late) {
+					if (known.get(Number(record.id)) === undefined) observe(record, String(record.status));
+				}
+				stillLate = left;
+			}
 			top = Math.max(top, listedBelow(reading.records, listedBy));
 			listedToTop = countToTop(reading.records, top);
 			if (listedToTop !== undefined) listedToTop -= stillLate;
@@ -478,15 +377,10 @@ async function pollOnce(
 	remembered.newest = newestSeen;
 	remembered.lookedAtAbove = lookedAtAbove;
 	for (const id of lookedAt.keys()) if (id > marks.top) lookedAt.delete(id);
-	const stillLookedAt = encodeIds(lookedAt, watch.startDay);
-	if (Object.keys(stillLookedAt).length > 0) remembered.lookedAt = stillLookedAt;
-	else delete remembered.lookedAt;
-	if (listedToTop === undefined) delete remembered.listedToTop;
-	else remembered.listedToTop = listedToTop;
+	keepIds(remembered, 'lookedAt', lookedAt, watch.startDay);
+	remembered.listedToTop = listedToTop;
 	remembered.settled = stored.settled;
-	const stillAbsent = encodeIds(absent, watch.startDay);
-	if (Object.keys(stillAbsent).length > 0) remembered.absent = stillAbsent;
-	else delete remembered.absent;
+	keepIds(remembered, 'absent', absent, watch.startDay);
 	if (full && !failedAgain) remembered.fullReadingAt = now;
 	else if (recording) delete remembered.fullReadingAt;
 	// The next poll with the same first pages has nothing to read, unless this one left a message
@@ -502,56 +396,4 @@ async function pollOnce(
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.
 	found.sort((a, b) => Number(a.id) - Number(b.id));
 	return [found.map((json) => ({ json: maskedSmsRecord(json) }))];
-}
-
-/**
- * Before the in-flight lists are read past their first page: while one of them is not accounted
- * for, the FAILED and then the DELIVERED list are read from their top (newest first), as long as
- * each page shows followed messages (`arrived`: a followed message, now in that outcome). After a
- * bulk send, the messages that left flight are among the newest of those lists, where the
- * in-flight lists would have to be read whole to miss them.
- */
-async function readOutcomesFirst(
-	reader: ListReader,
-	ledgers: Map<string, InFlightLedger>,
-	arrived: (record: IDataObject, status: string) => boolean,
-): Promise<void> {
-	const unbalanced = () => [...ledgers.values()].some((ledger) => !ledger.balanced);
-	for (const status of ['FAILED', 'DELIVERED']) {
-		const { read } = reader({ status });
-		for (let page = 1; unbalanced(); page++) {
-			const data = await read({ page, size: MAX_PAGE_SIZE });
-			const content = (data.content as unknown[]).filter(identified);
-			let followed = 0;
-			for (const record of content) if (arrived(record, status)) followed++;
-			if (followed === 0 || content.length < MAX_PAGE_SIZE) break;
-		}
-	}
-}
-
-/**
- * Whether the list of every status, read from its top, accounts for its count (`listed`) once its
- * pages reach the newest message a poll looked at before: the records up to the mark at the last
- * reading that reached it, the messages followed above the mark, and the new ones (above the
- * newest looked at, up to the newest when the poll began). Then no message was listed late above
- * the mark, and the reading ends there; otherwise it goes on down to the mark.
- */
-function accountedToNewest(
-	listed: number | undefined,
-	listedToTop: number | undefined,
-	aboveTop: number,
-	newestSeen: number,
-	newestAtStart: number,
-): ((page: IDataObject[]) => boolean) | undefined {
-	if (listed === undefined || listedToTop === undefined) return undefined;
-	const fresh = new Set<number>();
-	let lowest = Infinity;
-	return (page) => {
-		for (const record of page) {
-			const id = Number(record.id);
-			lowest = Math.min(lowest, id);
-			if (id > newestSeen && id <= newestAtStart) fresh.add(id);
-		}
-		return lowest <= newestSeen && listedToTop + aboveTop + fresh.size === listed;
-	};
 }

@@ -1,3 +1,7 @@
+// What the trigger keeps in the workflow's static data between polls, and the lease of a poll.
+import type { StoredMessages } from './knownMessages';
+import { encodeIds, type Ids, type StoredIds } from './storedIds';
+
 const MINUTE_MS = 60_000;
 
 /**
@@ -36,4 +40,71 @@ export async function withLease<T>(
 	} finally {
 		if (stillHeld()) delete session.lease;
 	}
+}
+
+/**
+ * What the trigger remembers between polls, in the workflow's static data: small whatever the
+ * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
+ * day leaves the window; a followed message also when a reading sees it in an outcome status, or
+ * when two complete readings of the list below its id do not show it.
+ */
+export interface Remembered extends PollSession {
+	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
+	scope?: string;
+	/**
+	 * Every message up to this id has been looked at in the list of every status, and the API lists
+	 * no more of them (LISTING_LAG_MS).
+	 */
+	top?: number;
+	/** `top` at the poll that recorded (the first one for this scope). */
+	since?: number;
+	/** The messages followed: in flight at the last poll, or above `top` whatever their status. */
+	followed?: StoredMessages;
+	/** The exceptions to the rule for the messages up to `top`: the failed ones above all. */
+	settled?: StoredMessages;
+	/** Followed messages a complete reading below their id did not show, once. */
+	absent?: StoredIds;
+	/** When the last full reading started (ms since the epoch); at a recording, when it recorded. */
+	fullReadingAt?: number;
+	/**
+	 * No reading of the FAILED list since the recording was whole and conclusive (an empty answer
+	 * counts only when two polls in a row get it): a message up to `since` that is not stored was
+	 * DELIVERED or FAILED then (KnownMessages). `'empty once'`: the last poll read it whole and empty.
+	 */
+	failedUnread?: true | 'empty once';
+	/** What the first pages said at the start of the last clean poll (firstPages.ts). */
+	signature?: string;
+	/**
+	 * How many records each in-flight list held from before the window (the list is asked from a
+	 * day earlier) at its last whole reading: with the messages followed in it, what its count is
+	 * made of.
+	 */
+	beforeWindow?: Record<string, number>;
+	/** The highest id the list of every status showed, down to `top` with no gap. */
+	newest?: number;
+	/**
+	 * How many records of the list of every status were up to `top`, at the last reading that
+	 * reached it: with the messages followed above `top` and the new ones, what its count is made
+	 * of.
+	 */
+	listedToTop?: number;
+	/**
+	 * The messages up to `top` that a poll looked at: every id up to `lookedAtAbove` (`top` at the
+	 * recording), and these ids above it, by sent day. One the API listed later, below `top`, is
+	 * not among them, and comes as new.
+	 */
+	lookedAt?: StoredIds;
+	lookedAtAbove?: number;
+}
+
+/** Writes ids sent on `startDay` or later into the static data, and none when there are none. */
+export function keepIds(
+	remembered: Remembered,
+	key: 'lookedAt' | 'absent',
+	ids: Ids,
+	startDay: string,
+): void {
+	const stored = encodeIds(ids, startDay);
+	if (Object.keys(stored).length > 0) remembered[key] = stored;
+	else delete remembered[key];
 }
