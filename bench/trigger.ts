@@ -215,7 +215,7 @@ async function runSteps(): Promise<Tables> {
 	await measure(bulk, 'nothing changed', after(MINUTE_MS));
 	await measure(
 		bulk,
-		'15 minutes later (a full reading; the send is older than the listing lag)',
+		'15 minutes later (a full reading; the send is older than 10 minutes)',
 		after(15 * MINUTE_MS),
 	);
 	outcomes(1);
