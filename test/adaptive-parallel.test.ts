@@ -89,10 +89,14 @@ describe('Requests in Parallel = Auto', () => {
 			expect(gateway.records.filter((r) => r.arrivedAt > T + 25 && r.arrivedAt < T + 950)).toEqual(
 				[],
 			);
-			// The window shrank: the first wave after the wait is no larger than what the API
-			// accepted at once before (one more at most, as the node counts from its side).
-			const wave = gateway.records.filter((r) => r.arrivedAt >= T + 950 && r.arrivedAt < T + 1040);
-			expect(wave.length).toBeGreaterThan(0);
+			// The window shrank: the first wave after the wait (the requests that arrive within 90 ms
+			// of the first one, however late the process's timers let it start) is no larger than
+			// what the API accepted at once before (one more at most, as the node counts from its side).
+			const after = gateway.records.filter((r) => r.arrivedAt >= T + 950).map((r) => r.arrivedAt);
+			expect(after.length).toBeGreaterThan(0);
+			const start = Math.min(...after);
+			expect(start).toBeLessThan(T + 1500);
+			const wave = after.filter((at) => at < start + 90);
 			expect(wave.length).toBeLessThanOrEqual(inFlightThen);
 			// Refusals stay few: every one shrinks the window.
 			expect(refusals.length).toBeLessThanOrEqual(8);
@@ -208,9 +212,10 @@ describe('Requests in Parallel = Auto', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(gateway.records).toHaveLength(150);
-		// Without the brake the window would reach the cap (32), as it does at a steady latency.
+		// Without the brake the window would reach the cap (32), as it does at a steady latency. On a
+		// loaded 2-core CI machine the answers' own delays reached a peak of 20 (16 otherwise).
 		expect(gateway.peak).toBeGreaterThanOrEqual(4);
-		expect(gateway.peak).toBeLessThanOrEqual(16);
+		expect(gateway.peak).toBeLessThanOrEqual(24);
 		expectEveryEnvelopeOnce(1500);
 	});
 
