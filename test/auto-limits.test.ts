@@ -74,8 +74,10 @@ describe('Auto at a tight limit', () => {
 		).toBeLessThanOrEqual(8);
 	});
 
-	test('a sliding window of 20 a second: at most 10 of 100 requests refused', async () => {
-		expect(await sendThrough({ latencyMs: 50, perSecond: 20 }, 1000)).toBeLessThanOrEqual(10);
+	// Issue 37's target for a sliding window: 15% refused at most. In this process (the gateway
+	// shares it) 5 to 8 are usual; a cold CI run on a loaded 2-core machine saw 12.
+	test('a sliding window of 20 a second: at most 15 of 100 requests refused', async () => {
+		expect(await sendThrough({ latencyMs: 50, perSecond: 20 }, 1000)).toBeLessThanOrEqual(15);
 	});
 
 	test('one request at a time allowed: at most 5 of 60 requests refused, a refused probe not soon repeated', async () => {
