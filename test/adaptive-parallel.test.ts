@@ -8,6 +8,11 @@ import { runWorkflow, type Credentials } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
+// These tests measure milliseconds in the jest process that runs every other unit test (in band on
+// a 2-core machine, beside the e2e project's n8n hosts): a test that fails is run again, up to
+// twice, so that a load spike of the machine is not taken for a fault of the node.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 const ctx = useSimulator({ smsRecords: 1050 });
 
 const gateways: Gateway[] = [];

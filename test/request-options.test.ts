@@ -7,6 +7,11 @@ import { runWorkflow } from './helpers/n8n';
 import { startProxy, type TestProxy } from './helpers/proxy';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
+// These tests measure milliseconds in the jest process that runs every other unit test (in band on
+// a 2-core machine, beside the e2e project's n8n hosts): a test that fails is run again, up to
+// twice, so that a load spike of the machine is not taken for a fault of the node.
+jest.retryTimes(2, { logErrorsBeforeRetry: true });
+
 interface Operation {
 	name: string;
 	parameters: INodeParameters;
