@@ -1,5 +1,5 @@
 // `npm run bench:item-parameters`: what Send's own read of `{{ $json.x }}` expressions
-// (nodes/shared/itemParameters.ts) saves a run, against the same Send with n8n
+// (nodes/shared/input/itemParameters.ts) saves a run, against the same Send with n8n
 // evaluating every expression. Both run in one script, interleaved, each measurement in a fresh
 // child process, against the simulator on 127.0.0.1 at BENCH_LATENCY_MS (25) of simulated API
 // latency. Writes the "Send's expression shortcut" section of BENCHMARKS.md.
@@ -33,7 +33,7 @@ function withoutShortcut(): string {
 	fs.cpSync(path.join(root, 'dist'), path.join(copy, 'dist'), { recursive: true });
 	for (const dir of ['bench', 'test'])
 		fs.cpSync(path.join(build, dir), path.join(copy, 'build', dir), { recursive: true });
-	const file = path.join(copy, 'dist/nodes/shared/itemParameters.js');
+	const file = path.join(copy, 'dist/nodes/shared/input/itemParameters.js');
 	const source = fs.readFileSync(file, 'utf8');
 	const compiled = 'const reader = compile(raw.slice(1));';
 	if (!source.includes(compiled)) throw new Error(`${file}: "${compiled}" not found`);

@@ -40,7 +40,7 @@ const STATUS_SCALES = (process.env.BENCH_STATUS_SCALES || '10000,30000,100000')
 	.split(',')
 	.map(Number);
 const ONLY = process.env.BENCH_ONLY;
-/** Where this node's default Requests in Parallel, Auto, starts (nodes/shared/limiter.ts). */
+/** Where this node's default Requests in Parallel, Auto, starts (nodes/shared/requests/limiter.ts). */
 const DEFAULT_PARALLEL = 4;
 
 interface Measurement {

@@ -2,8 +2,8 @@
 // answers does to the window and to the spacing of requests; and a limiter keeping that spacing.
 import { sleep } from 'n8n-workflow';
 
-import { AutoControl, type Attempt } from '../nodes/shared/autoControl';
-import { Limiter } from '../nodes/shared/limiter';
+import { AutoControl, type Attempt } from '../nodes/shared/requests/autoControl';
+import { Limiter } from '../nodes/shared/requests/limiter';
 
 /** An attempt sent at `startedAt` with `inFlight` requests given room (itself included). */
 const attempt = (control: AutoControl, startedAt: number, inFlight: number, window = inFlight) =>

@@ -3,7 +3,7 @@ import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { contactDescription } from './resources/contact';
 import { senderIdDescription } from './resources/senderId';
 import { getStatus, send, smsDescription } from './resources/sms';
-import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from '../shared/n8n/descriptions';
 
 export class SmsMessaging implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { SmsListFilter } from '../shared/smsFilters';
+import type { SmsListFilter } from '../shared/lists/smsFilters';
 import { checkedRouting, getManyPages, type CheckedParameter } from './routing';
 
 type ShowFor = { resource: string[]; operation: string[] };

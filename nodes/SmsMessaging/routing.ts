@@ -19,10 +19,10 @@ import {
 	SENDER_ID_UNKNOWN_OUTCOME,
 	unwrapData,
 	type ApiOperation,
-} from '../shared/errors';
-import { sharedLimiter } from '../shared/limiter';
-import { checkedPage, collectPages, repeatedPagesError } from '../shared/list';
-import type { PageAt, WalkOptions } from '../shared/pageWalker';
+} from '../shared/requests/errors';
+import { sharedLimiter } from '../shared/requests/limiter';
+import { checkedPage, collectPages, repeatedPagesError } from '../shared/lists/list';
+import type { PageAt, WalkOptions } from '../shared/lists/pageWalker';
 import {
 	CREDENTIAL_TYPE,
 	requestLoop,
@@ -31,14 +31,14 @@ import {
 	type Answer,
 	type RequestControl,
 	type Unanswered,
-} from '../shared/transport';
+} from '../shared/requests/transport';
 import {
 	booleanValue,
 	fieldsOf,
 	isSet,
 	positiveInteger,
 	type FieldRef,
-} from '../shared/validation';
+} from '../shared/input/validation';
 
 // Hooks for n8n's declarative routing. Each routed operation (Sender ID → Create and Update, both
 // Get Many) has one request hook, routing's `operations.pagination` function, which n8n calls once

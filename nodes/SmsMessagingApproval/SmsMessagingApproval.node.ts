@@ -8,16 +8,16 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
-import { errorItem, nodeError } from '../shared/errors';
+import { MAIN_CONNECTION, SMS_ICON } from '../shared/n8n/descriptions';
+import { errorItem, nodeError } from '../shared/requests/errors';
 import {
 	executionNodeContext,
 	outputOnTimeLimit,
 	waitingNodeContext,
-} from '../shared/n8nInternals';
+} from '../shared/n8n/n8nInternals';
 import { answerRequest } from './answer';
 import { ANSWER_WEBHOOKS, approvalProperties } from './description';
-import { readForm, type AnswerForm } from './form';
+import { readForm, type AnswerForm } from './form/form';
 import { sendWithLinks } from './sendRequests';
 import { isWait } from './waitKey';
 import { limitEnd, readTimeLimit } from './waitTime';

@@ -1,9 +1,9 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
-import { checkAnswer } from './checks';
-import { formPage } from './formPage';
-import { alreadyAnsweredPage, choicePage, expiredPage, recordedPage, refusedPage } from './page';
+import { checkAnswer } from './form/checks';
+import { formPage } from './form/formPage';
+import { alreadyAnsweredPage, choicePage, expiredPage, recordedPage, refusedPage } from './form/page';
 import { claimAnswer, hasExpired, recipientOf, type Wait } from './waitKey';
 
 type Outcome = { status: number; html: string; data?: IDataObject };

@@ -4,8 +4,8 @@ import {
 	type IWebhookDescription,
 } from 'n8n-workflow';
 
-import { messageField, recipientNumberField, senderIdField } from '../shared/messageFields';
-import { formOptions, formProperties } from './formDescription';
+import { messageField, recipientNumberField, senderIdField } from '../shared/n8n/messageFields';
+import { formOptions, formProperties } from './form/formDescription';
 
 export const approvalProperties: INodeProperties[] = [
 	{

@@ -1,9 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
-import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8nInternals';
+import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8n/n8nInternals';
 import { sendInOneRequest } from '../shared/send';
-import type { AnswerForm } from './form';
+import type { AnswerForm } from './form/form';
 import { linkValue, newWait, type Wait } from './waitKey';
 
 /**

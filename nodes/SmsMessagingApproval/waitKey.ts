@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'crypto';
 
 import { CODE_PATTERN } from '../shared/approvalLink';
-import type { AnswerForm } from './form';
+import type { AnswerForm } from './form/form';
 
 /**
  * One wait of the node (a new one for every run of the node, so per execution, node and run): what

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { fieldsOf, isSet, oneOf, requiredText } from '../shared/validation';
+import { fieldsOf, isSet, oneOf, requiredText } from '../shared/input/validation';
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 

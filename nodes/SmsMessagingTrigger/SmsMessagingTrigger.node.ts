@@ -5,9 +5,9 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 
-import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS } from '../shared/smsFilters';
+import { SMS_LIST_FILTERS, SMS_STATUS_OPTIONS } from '../shared/lists/smsFilters';
 import { pollDeliveries } from './poll';
-import { MAIN_CONNECTION, SMS_ICON } from '../shared/descriptions';
+import { MAIN_CONNECTION, SMS_ICON } from '../shared/n8n/descriptions';
 
 export class SmsMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -1,18 +1,18 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { maskedSmsRecord } from '../shared/approvalLink';
-import { sentDayOf, utcDay } from '../shared/sentWindow';
-import { smsListReader } from '../shared/smsListReader';
-import { sharedLimiter } from '../shared/limiter';
-import { repeatedPagesError } from '../shared/list';
-import { CREDENTIAL_TYPE, RunProgress } from '../shared/transport';
-import { IN_FLIGHT, KnownMessages, type Marks } from './knownMessages';
-import { readFirstPages } from './firstPages';
-import { accountedToNewest, highestId, listedBelow, LISTING_LAG_MS, readLate } from './everyStatus';
-import { InFlightLedger, ledgersFor, readOutcomesFirst } from './inFlightLedger';
-import { readList, type ListReader, type Reading } from './listReading';
-import { keepIds, withLease, type Remembered } from './pollState';
-import { decodeIds } from './storedIds';
+import { sentDayOf, utcDay } from '../shared/lists/sentWindow';
+import { smsListReader } from '../shared/lists/smsListReader';
+import { sharedLimiter } from '../shared/requests/limiter';
+import { repeatedPagesError } from '../shared/lists/list';
+import { CREDENTIAL_TYPE, RunProgress } from '../shared/requests/transport';
+import { IN_FLIGHT, KnownMessages, type Marks } from './state/knownMessages';
+import { readFirstPages } from './reading/firstPages';
+import { accountedToNewest, highestId, listedBelow, LISTING_LAG_MS, readLate } from './reading/everyStatus';
+import { InFlightLedger, ledgersFor, readOutcomesFirst } from './reading/inFlightLedger';
+import { readList, type ListReader, type Reading } from './reading/listReading';
+import { keepIds, withLease, type Remembered } from './state/pollState';
+import { decodeIds } from './state/storedIds';
 import { readWatch, type Watch } from './watch';
 
 /**

@@ -1,8 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { startDateFor, utcDay, windowStartMs } from '../shared/sentWindow';
-import { SMS_LIST_FILTERS, SMS_STATUSES } from '../shared/smsFilters';
-import { integerInRange, isSet, oneOrMoreOf } from '../shared/validation';
+import { startDateFor, utcDay, windowStartMs } from '../shared/lists/sentWindow';
+import { SMS_LIST_FILTERS, SMS_STATUSES } from '../shared/lists/smsFilters';
+import { integerInRange, isSet, oneOrMoreOf } from '../shared/input/validation';
 
 const MINUTE_MS = 60_000;
 

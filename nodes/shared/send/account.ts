@@ -9,8 +9,8 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import type { Envelope } from '../envelopes';
-import { errorItem, joinLines } from '../errors';
+import type { Envelope } from './envelopes';
+import { errorItem, joinLines } from '../requests/errors';
 import { lookUpSent } from './lookup';
 import type { RunPlan } from './plan';
 import { sendBatch, type Failure } from './request';

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
-import type { Envelope } from '../envelopes';
-import { executionNodeContext, runIndexOf } from '../n8nInternals';
+import type { Envelope } from './envelopes';
+import { executionNodeContext, runIndexOf } from '../n8n/n8nInternals';
 import { sendAndAccount, type Account } from './account';
 import { planRun } from './plan';
 import { itemRanges, runError } from './runError';

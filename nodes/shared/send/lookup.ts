@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { Envelope } from '../envelopes';
-import { repeatedPagesError } from '../list';
-import { findSentMessages } from '../sentMessages';
-import { CLOCK_MARGIN_MS } from '../sentWindow';
-import { smsListReader } from '../smsListReader';
-import { runLimiter } from '../limiter';
-import { CREDENTIAL_TYPE, RunProgress } from '../transport';
-import type { RequestSettings } from '../requestOptions';
+import type { Envelope } from './envelopes';
+import { repeatedPagesError } from '../lists/list';
+import { findSentMessages } from '../lists/sentMessages';
+import { CLOCK_MARGIN_MS } from '../lists/sentWindow';
+import { smsListReader } from '../lists/smsListReader';
+import { runLimiter } from '../requests/limiter';
+import { CREDENTIAL_TYPE, RunProgress } from '../requests/transport';
+import type { RequestSettings } from '../requests/requestOptions';
 
 /**
  * Looks up, in the SMS list, messages whose send had an unknown outcome, with issue 21's matcher

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { DEFAULT_PARALLEL_REQUESTS, DEFAULT_RETRY } from '../transport';
-import { booleanValue, fieldsOf, integerInRange, isSet, oneOf } from '../validation';
+import { DEFAULT_PARALLEL_REQUESTS, DEFAULT_RETRY } from '../requests/transport';
+import { booleanValue, fieldsOf, integerInRange, isSet, oneOf } from '../input/validation';
 
 /** SMS → Send's Options, as a run uses them (a node without them runs on the defaults). */
 export interface SendOptions {

@@ -1,11 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { readEnvelope, type Envelope, type EnvelopeReaders } from '../envelopes';
-import { errorItem, nodeError } from '../errors';
-import { itemParameterReader } from '../itemParameters';
-import { requestSettings, type RequestSettings } from '../requestOptions';
-import { CREDENTIAL_TYPE } from '../transport';
-import { fieldsOf, httpUrl } from '../validation';
+import { readEnvelope, type Envelope, type EnvelopeReaders } from './envelopes';
+import { errorItem, nodeError } from '../requests/errors';
+import { itemParameterReader } from '../input/itemParameters';
+import { requestSettings, type RequestSettings } from '../requests/requestOptions';
+import { CREDENTIAL_TYPE } from '../requests/transport';
+import { fieldsOf, httpUrl } from '../input/validation';
 import { readOptions, type SendOptions } from './options';
 
 export interface SendCredentials {

@@ -1,17 +1,17 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 
-import { matchOutgoings, type Envelope } from '../envelopes';
-import { joinLines, readAnswer } from '../errors';
-import { decide, NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT } from '../outcome';
-import type { RequestSettings } from '../requestOptions';
+import { matchOutgoings, type Envelope } from './envelopes';
+import { joinLines, readAnswer } from '../requests/errors';
+import { decide, NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT } from '../requests/outcome';
+import type { RequestSettings } from '../requests/requestOptions';
 import {
 	DEFAULT_RETRY,
 	request,
 	unansweredText,
 	type RequestControl,
 	type RetryPolicy,
-} from '../transport';
-import { baseUrlOf } from '../validation';
+} from '../requests/transport';
+import { baseUrlOf } from '../input/validation';
 import type { SendOptions } from './options';
 import type { SendCredentials } from './plan';
 

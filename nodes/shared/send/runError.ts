@@ -1,8 +1,8 @@
 import { NodeApiError, type INode } from 'n8n-workflow';
 
-import type { Envelope } from '../envelopes';
-import { sentence } from '../errors';
-import { NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT, type SendOutcome } from '../outcome';
+import type { Envelope } from './envelopes';
+import { sentence } from '../requests/errors';
+import { NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT, type SendOutcome } from '../requests/outcome';
 import { NOT_ATTEMPTED_WHERE, type Account } from './account';
 import type { RequestReport } from './scheduler';
 

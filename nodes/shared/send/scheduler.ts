@@ -1,8 +1,8 @@
 import { sleep } from 'n8n-workflow';
 
-import type { Envelope } from '../envelopes';
-import { runLimiter } from '../limiter';
-import { RunProgress, type RequestControl } from '../transport';
+import type { Envelope } from './envelopes';
+import { runLimiter } from '../requests/limiter';
+import { RunProgress, type RequestControl } from '../requests/transport';
 import type { SendOptions } from './options';
 import type { RequestResult } from './request';
 

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { listControls } from '../../listControls';
-import { searchFilter, userIdFilter } from '../../../shared/smsFilters';
+import { searchFilter, userIdFilter } from '../../../shared/lists/smsFilters';
 
 const showOnlyForContactGetMany = { resource: ['contact'], operation: ['getAll'] };
 

@@ -1,7 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { bodyField, type CheckedField } from '../../routing';
-import { oneOf, requiredText, senderIdName } from '../../../shared/validation';
+import { oneOf, requiredText, senderIdName } from '../../../shared/input/validation';
 
 const PURPOSES: INodePropertyOptions[] = [
 	{

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { bodyField } from '../../routing';
-import { positiveInteger } from '../../../shared/validation';
+import { positiveInteger } from '../../../shared/input/validation';
 import { senderIdFields } from './fields';
 
 const showOnlyForSenderIdUpdate = { resource: ['senderId'], operation: ['update'] };

@@ -11,8 +11,8 @@ import {
 	SMS_STATUS_OPTIONS,
 	SMS_STATUSES,
 	type SmsListFilter,
-} from '../../../shared/smsFilters';
-import { apiDate, oneOf } from '../../../shared/validation';
+} from '../../../shared/lists/smsFilters';
+import { apiDate, oneOf } from '../../../shared/input/validation';
 
 const showOnlyForSmsGetMany = { resource: ['sms'], operation: ['getAll'] };
 

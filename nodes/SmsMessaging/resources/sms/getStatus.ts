@@ -8,15 +8,15 @@ import {
 } from 'n8n-workflow';
 
 import { maskedSmsRecord } from '../../../shared/approvalLink';
-import { errorItem, nodeError } from '../../../shared/errors';
-import { itemParameterReader } from '../../../shared/itemParameters';
-import { repeatedPagesError } from '../../../shared/list';
-import { findSentMessages, type SentMessage } from '../../../shared/sentMessages';
-import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/sentWindow';
-import { smsListReader } from '../../../shared/smsListReader';
-import { sharedLimiter } from '../../../shared/limiter';
-import { CREDENTIAL_TYPE, RunProgress } from '../../../shared/transport';
-import { requestSettings } from '../../../shared/requestOptions';
+import { errorItem, nodeError } from '../../../shared/requests/errors';
+import { itemParameterReader } from '../../../shared/input/itemParameters';
+import { repeatedPagesError } from '../../../shared/lists/list';
+import { findSentMessages, type SentMessage } from '../../../shared/lists/sentMessages';
+import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/lists/sentWindow';
+import { smsListReader } from '../../../shared/lists/smsListReader';
+import { sharedLimiter } from '../../../shared/requests/limiter';
+import { CREDENTIAL_TYPE, RunProgress } from '../../../shared/requests/transport';
+import { requestSettings } from '../../../shared/requests/requestOptions';
 import {
 	dateTime,
 	fieldsOf,
@@ -24,7 +24,7 @@ import {
 	isSet,
 	phoneNumber,
 	requiredText,
-} from '../../../shared/validation';
+} from '../../../shared/input/validation';
 
 const showOnlyForSmsGetStatus = { resource: ['sms'], operation: ['getStatus'] };
 

@@ -4,8 +4,8 @@ import {
 	messageField,
 	recipientNumberField,
 	senderIdField,
-} from '../../../../shared/messageFields';
-import { DEFAULT_PARALLEL_REQUESTS } from '../../../../shared/transport';
+} from '../../../../shared/n8n/messageFields';
+import { DEFAULT_PARALLEL_REQUESTS } from '../../../../shared/requests/transport';
 
 const showOnlySmsSend = { resource: ['sms'], operation: ['send'] };
 

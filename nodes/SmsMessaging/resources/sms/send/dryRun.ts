@@ -1,6 +1,6 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { Envelope } from '../../../../shared/envelopes';
+import type { Envelope } from '../../../../shared/send/envelopes';
 import { estimateParts } from './smsParts';
 
 /**

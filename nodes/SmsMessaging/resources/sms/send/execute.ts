@@ -5,9 +5,9 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 
-import { toBatches, type Envelope } from '../../../../shared/envelopes';
-import { errorItem, nodeError } from '../../../../shared/errors';
-import { OUTCOME_WORDS, UNKNOWN_HINT } from '../../../../shared/outcome';
+import { toBatches, type Envelope } from '../../../../shared/send/envelopes';
+import { errorItem, nodeError } from '../../../../shared/requests/errors';
+import { OUTCOME_WORDS, UNKNOWN_HINT } from '../../../../shared/requests/outcome';
 import {
 	outcomeItem,
 	planRun,

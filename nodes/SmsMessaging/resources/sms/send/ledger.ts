@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiTime } from '../../../../shared/apiTime';
-import type { Envelope } from '../../../../shared/envelopes';
-import { executionNodeContext, runIndexOf } from '../../../../shared/n8nInternals';
+import { apiTime } from '../../../../shared/input/apiTime';
+import type { Envelope } from '../../../../shared/send/envelopes';
+import { executionNodeContext, runIndexOf } from '../../../../shared/n8n/n8nInternals';
 
 /**
  * What a Send run that failed (threw) leaves for the next try of the same run, by item index: the

@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { positiveInteger, uuid, type FieldRef } from './validation';
+import { positiveInteger, uuid, type FieldRef } from '../input/validation';
 
 /** The delivery states of a sent message (spec 2.5), as SMS → Get Many and the trigger offer them. */
 export const SMS_STATUS_OPTIONS: INodePropertyOptions[] = [

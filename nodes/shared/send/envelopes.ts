@@ -1,6 +1,7 @@
+import { comparableText } from '../lists/sentMessages';
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { normalisedPhoneNumber } from './phoneNumbers';
+import { normalisedPhoneNumber } from '../input/phoneNumbers';
 import {
 	defaultCountry,
 	fieldsOf,
@@ -9,7 +10,7 @@ import {
 	requiredText,
 	senderIdName,
 	type NationalNumbers,
-} from './validation';
+} from '../input/validation';
 
 /** One input item turned into what the API calls an envelope, with the Sender ID it goes with. */
 export interface Envelope {
@@ -82,14 +83,6 @@ export function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][
 		}
 	}
 	return batches;
-}
-
-/**
- * A text as a service may store it: trimmed, line breaks as "\n", Unicode NFC (a decomposed "é"
- * composed). Texts are compared in this form wherever a record of the API is matched to a message.
- */
-export function comparableText(text: string): string {
-	return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
 }
 
 /** What the API must keep of an envelope: its number (in Send's form) and its reference. */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { apiTime } from './apiTime';
+import { apiTime } from '../input/apiTime';
 
 // The sent-date window of the SMS list, in one place: the list filters by UTC day (`start-date`,
 // spec section 4.4), so every reading of it counts days in UTC, like the API's timestamps.

@@ -5,8 +5,8 @@ import {
 	type IHttpRequestOptions,
 } from 'n8n-workflow';
 
-import { requestOptionsParameter } from './n8nInternals';
-import { booleanValue, fieldsOf, integerInRange, isSet, withoutCredentials } from './validation';
+import { requestOptionsParameter } from '../n8n/n8nInternals';
+import { booleanValue, fieldsOf, integerInRange, isSet, withoutCredentials } from '../input/validation';
 
 /** n8n's Request Options (the node's Settings) as they apply to Send's requests. */
 export interface RequestSettings {

@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { decide, UNKNOWN_HINT } from './outcome';
-import { isSet } from './validation';
+import { isSet } from '../input/validation';
 
 /** What the node was doing when the API answered with an error; it shapes the hint shown. */
 export type ApiOperation = 'senderId:create' | 'senderId:update' | 'sms:send' | 'list';

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { fieldsOf, oneOf } from '../shared/validation';
+import { fieldsOf, oneOf } from '../../shared/input/validation';
 
 export const FIELD_TYPES = ['text', 'textarea', 'email', 'number', 'date', 'dropdown'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

@@ -1,7 +1,7 @@
 // The first pages a poll reads, asked before anything else: they tell a poll with nothing to read.
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../shared/list';
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import { identified, type ListReader } from './listReading';
 
 /** The lists every poll reads from their first page: the in-flight lists, then every status. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 
 import { AUTO_CAP, AutoControl, type Attempt, type Signal } from './autoControl';
-import { baseUrlOf } from './validation';
+import { baseUrlOf } from '../input/validation';
 
 // How many requests an operation keeps in flight at once: Requests in Parallel = Auto (shared by
 // every run of a credential and host; autoControl.ts adapts it), or a fixed number (the run's

@@ -1,9 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { apiTime } from '../shared/apiTime';
-import { MAX_PAGE_SIZE } from '../shared/list';
-import { walkPages, type PageAt, type PageRead } from '../shared/pageWalker';
-import { sentSince } from '../shared/sentWindow';
+import { apiTime } from '../../shared/input/apiTime';
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import { walkPages, type PageAt, type PageRead } from '../../shared/lists/pageWalker';
+import { sentSince } from '../../shared/lists/sentWindow';
 
 /** When a record was sent (ms since the epoch); NaN when its `sentAt` cannot be read. */
 export const sentAtOf = (record: IDataObject): number => apiTime(record.sentAt);

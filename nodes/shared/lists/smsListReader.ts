@@ -7,11 +7,11 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { unwrapData } from './errors';
+import { unwrapData } from '../requests/errors';
 import { checkedPage } from './list';
 import type { SmsPageReader } from './sentMessages';
-import { request as makeRequest, unansweredText, type RequestControl } from './transport';
-import { baseUrlOf } from './validation';
+import { request as makeRequest, unansweredText, type RequestControl } from '../requests/transport';
+import { baseUrlOf } from '../input/validation';
 
 export interface SmsListReading {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */

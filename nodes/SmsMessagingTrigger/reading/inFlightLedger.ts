@@ -2,9 +2,9 @@
 // as the changes go.
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../shared/list';
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import type { FirstPages } from './firstPages';
-import { IN_FLIGHT } from './knownMessages';
+import { IN_FLIGHT } from '../state/knownMessages';
 import { identified, type ListReader } from './listReading';
 
 /**

@@ -5,7 +5,7 @@ import {
 	parsePhoneNumberWithError,
 	type CountryCode,
 	type PhoneNumber,
-} from './vendor/libphonenumber';
+} from '../vendor/libphonenumber';
 
 /** The country national numbers belong to: an ISO code (GB) or a calling code (44, its main country). */
 export type DefaultCountry = { defaultCountry: CountryCode } | { defaultCallingCode: string };

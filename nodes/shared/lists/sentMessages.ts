@@ -1,11 +1,18 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
-import { apiTime } from './apiTime';
-import { comparableText } from './envelopes';
+import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
 import { pageCount, walkPages, type PageAt } from './pageWalker';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
-import { normalisedPhoneNumber } from './phoneNumbers';
+import { normalisedPhoneNumber } from '../input/phoneNumbers';
+
+/**
+ * A text as a service may store it: trimmed, line breaks as "\n", Unicode NFC (a decomposed "é"
+ * composed). Texts are compared in this form wherever a record of the API is matched to a message.
+ */
+export function comparableText(text: string): string {
+	return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
+}
 
 // Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
 // (spec section 6). The spec has no request for one message and does not say that an outgoing

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
-import { unexpectedBodyError, type ApiErrorContext } from './errors';
+import { unexpectedBodyError, type ApiErrorContext } from '../requests/errors';
 import { walkPages, type PageAt, type PageRead, type WalkOptions } from './pageWalker';
 
 /** The largest page the API serves (spec section 8). */

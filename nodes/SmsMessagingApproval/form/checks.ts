@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { realDay } from '../shared/apiTime';
+import { realDay } from '../../shared/input/apiTime';
 import type { FieldsForm, FormField } from './form';
 
 /** The name of a field's input in the page's form: its position, whatever its label. */
