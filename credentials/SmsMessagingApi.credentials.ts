@@ -1,3 +1,4 @@
+// The credential: the API token, the two base URLs, and the request n8n's Test button makes.
 import type {
 	IAuthenticate,
 	Icon,

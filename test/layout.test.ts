@@ -75,3 +75,64 @@ test('no source file under nodes/ is longer than 400 lines', () => {
 		.filter(({ lines }) => lines > 400);
 	expect(long).toEqual([]);
 });
+
+test('no folder under nodes/ holds more than 10 files', () => {
+	const crowded = (function folders(dir: string): Array<{ folder: string; files: number }> {
+		const entries = readdirSync(dir, { withFileTypes: true });
+		const files = entries.filter((entry) => entry.isFile()).length;
+		return [
+			...(files > 10 ? [{ folder: relative(nodesDir, dir) || '.', files }] : []),
+			...entries
+				.filter((entry) => entry.isDirectory())
+				.flatMap((entry) => folders(join(dir, entry.name))),
+		];
+	})(nodesDir);
+	expect(crowded).toEqual([]);
+});
+
+test('every source file opens with a line saying what it is for', () => {
+	const credentialsDir = join(__dirname, '..', 'credentials');
+	const credentials = readdirSync(credentialsDir)
+		.filter((name) => name.endsWith('.ts'))
+		.map((name) => join(credentialsDir, name));
+	const silent = [...files, ...credentials]
+		.filter((file) => !/^\/\/ \S/.test(readFileSync(file, 'utf8')))
+		.map((file) => relative(join(nodesDir, '..'), file));
+	expect(silent).toEqual([]);
+});
+
+test('no source file under nodes/ imports itself back through others', () => {
+	const importsOf = new Map(
+		files.map((file) => {
+			const text = readFileSync(file, 'utf8');
+			// Type-only imports vanish from the JavaScript, so they cannot make a circle at run time.
+			const specifiers = [
+				...text.matchAll(/^(?:import|export)\s(?!type\b)[^;]*?from\s+'(\.[^']*)'/gms),
+			];
+			const targets = specifiers
+				.map(([, specifier]) => resolve(dirname(file), specifier))
+				.map((target) =>
+					[`${target}.ts`, join(target, 'index.ts')].find((path) => files.includes(path)),
+				)
+				.filter((target): target is string => target !== undefined);
+			return [file, targets];
+		}),
+	);
+	const circles: string[] = [];
+	const state = new Map<string, 'open' | 'done'>();
+	const visit = (file: string, path: string[]) => {
+		state.set(file, 'open');
+		for (const target of importsOf.get(file) ?? []) {
+			if (state.get(target) === 'open') {
+				circles.push(
+					[...path.slice(path.indexOf(target)), target]
+						.map((f) => relative(nodesDir, f))
+						.join(' → '),
+				);
+			} else if (!state.has(target)) visit(target, [...path, target]);
+		}
+		state.set(file, 'done');
+	};
+	for (const file of files) if (!state.has(file)) visit(file, [file]);
+	expect(circles).toEqual([]);
+});

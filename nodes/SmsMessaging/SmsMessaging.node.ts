@@ -1,3 +1,4 @@
+// The SMS Messaging node: metadata, credential, request defaults and the Resource selector.
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 
 import { contactDescription } from './resources/contact';

@@ -1,3 +1,4 @@
+// Return All, Limit and Filters, shared by the two Get Many operations.
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { SmsListFilter } from '../shared/lists/smsFilters';

@@ -1,3 +1,4 @@
+// The hooks n8n's declarative routing calls: checks, requests with retries, pages, error items.
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -62,7 +63,7 @@ async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefin
  * included, to the operation's request hook as one item. The hook reads it: n8n's routing alone
  * would give the hook only the body.
  */
-export async function handAnswer(
+export async function fullAnswerAsItem(
 	this: IExecuteSingleFunctions,
 	_items: INodeExecutionData[],
 	response: IN8nHttpFullResponse,
@@ -75,8 +76,8 @@ export async function handAnswer(
 	return [{ json: answer as unknown as IDataObject }];
 }
 
-/** The answer in what `makeRoutingRequest` resolved to: the one item `handAnswer` returned. */
-function answerIn(this: IExecutePaginationFunctions, items: INodeExecutionData[]): Answer {
+/** The answer in what `makeRoutingRequest` resolved to: the one item `fullAnswerAsItem` returned. */
+function answerOfItems(this: IExecutePaginationFunctions, items: INodeExecutionData[]): Answer {
 	const answer = items.length === 1 ? (items[0].json as Partial<Answer>) : undefined;
 	if (typeof answer?.statusCode !== 'number') {
 		// Only if a release of n8n stopped handing postReceive's items to the request hook.
@@ -117,7 +118,7 @@ async function routedRequest(
 				if (error instanceof NodeApiError) return { noAnswer: error };
 				throw error;
 			}
-			return answerIn.call(this, items);
+			return answerOfItems.call(this, items);
 		},
 		{ repeatable, apiToken: async () => await apiToken.call(this) },
 		{ ...control, stopped: () => cancelled?.aborted === true },
@@ -201,7 +202,7 @@ function checkedRequest(
  * The item's results, or with Continue On Fail (either mode) its error as n8n's error item, paired
  * to it, and the other items go on. Without Continue On Fail the error stops the run.
  */
-async function orErrorItem(
+async function resultsOrErrorItem(
 	this: IExecutePaginationFunctions,
 	run: () => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
@@ -225,7 +226,7 @@ export function senderIdRequest(operation: 'create' | 'update', parameters: Chec
 		this: IExecutePaginationFunctions,
 		requestData: ResultOptions,
 	): Promise<INodeExecutionData[]> {
-		return await orErrorItem.call(this, async () => {
+		return await resultsOrErrorItem.call(this, async () => {
 			const node = this.getNode();
 			const itemIndex = this.getItemIndex();
 			const request = checkedRequest.call(this, requestData, parameters);
@@ -286,7 +287,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 		this: IExecutePaginationFunctions,
 		requestData: ResultOptions,
 	): Promise<INodeExecutionData[]> {
-		return await orErrorItem.call(this, async () => {
+		return await resultsOrErrorItem.call(this, async () => {
 			const node = this.getNode();
 			const itemIndex = this.getItemIndex();
 			const limit = recordsWanted.call(this);

@@ -1,3 +1,4 @@
+// The SMS Messaging Approval node: sends each item's SMS with a link, then waits for the answer.
 import {
 	WAIT_INDEFINITELY,
 	type IExecuteFunctions,
@@ -40,9 +41,9 @@ export class SmsMessagingApproval implements INodeType {
 		icon: SMS_ICON,
 		group: ['output'],
 		version: 1,
-		subtitle: 'Send and wait for approval',
+		subtitle: 'Send and wait for a response',
 		description:
-			'Send an SMS with a link and wait until the recipient approves (or declines) on the page behind it',
+			'Send an SMS with a link and wait until the recipient approves or declines, types an answer or fills in a form on the page behind it',
 		defaults: { name: 'SMS Messaging Approval' },
 		usableAsTool: true,
 		inputs: [MAIN_CONNECTION],

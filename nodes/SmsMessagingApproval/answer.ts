@@ -1,3 +1,4 @@
+// What happens when a recipient opens their link or posts its page: the webhook's answer.
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
@@ -63,7 +64,7 @@ export function answerRequest(
 	};
 	const recipient = stored && recipientOf(stored, request.query[LINK_PARAMETER]);
 	if (stored === undefined || recipient === undefined) return done(403, refusedPage());
-	// Checked at the door: n8n's wait tracker resumes the execution up to a minute after the limit.
+	// Checked when the link is opened: n8n's wait tracker resumes the execution up to a minute after the limit.
 	if (hasExpired(stored)) return done(410, expiredPage());
 	const body = request.method === 'POST' ? postedFields.call(this) : {};
 	const outcome = handle(stored, recipient, request.method, body);

@@ -1,3 +1,4 @@
+// The approval node's parameters: message, response type, approval options, wait time limit.
 import {
 	SEND_AND_WAIT_OPERATION,
 	type INodeProperties,
@@ -18,7 +19,7 @@ export const approvalProperties: INodeProperties[] = [
 				name: 'Send and Wait for Response',
 				// n8n 2.x offers a node with webhooks and this operation to AI agents as a Human review tool.
 				value: SEND_AND_WAIT_OPERATION,
-				action: 'Send an SMS and wait for approval',
+				action: 'Send an SMS and wait for a response',
 				description:
 					'Send one SMS per input item, each with a link to a page where the recipient approves (or declines), types an answer or fills in a form; the workflow waits for the first answer',
 			},

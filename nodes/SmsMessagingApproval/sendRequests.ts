@@ -1,7 +1,9 @@
-import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+// Sends the approval SMS, each with its recipient's link, in one request through Send's rules.
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
 import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8n/n8nInternals';
+import { nothingSentError } from '../shared/input/validation';
 import { sendInOneRequest } from '../shared/send';
 import type { AnswerForm } from './form/form';
 import { linkValue, newWait, type Wait } from './waitKey';
@@ -33,10 +35,9 @@ export async function sendWithLinks(this: IExecuteFunctions, form: AnswerForm): 
 	await sendInOneRequest.call(this, (envelopes) => {
 		const senderIds = [...new Set(envelopes.map(({ senderId }) => senderId))];
 		if (senderIds.length > 1) {
-			throw new NodeOperationError(
+			throw nothingSentError(
 				node,
 				`All messages of one approval go out in one request, so they need one Sender ID; the items use ${senderIds.map((id) => JSON.stringify(id)).join(', ')}`,
-				{ description: 'Nothing was sent.', itemIndex: 0, level: 'warning' },
 			);
 		}
 		const numbers = envelopes.map(({ envelope }) => envelope.number);

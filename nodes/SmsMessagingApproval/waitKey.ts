@@ -1,3 +1,4 @@
+// One wait of the approval node: the hashed link codes and what the page and the answer need.
 import { createHash, randomBytes, timingSafeEqual } from 'crypto';
 
 import { CODE_PATTERN } from '../shared/approvalLink';
@@ -18,7 +19,10 @@ export interface Wait {
 	numbers: string[];
 	/** Each recipient's message as their SMS carried it (without the link), in envelope order. */
 	messages: string[];
-	/** When the time limit passes (ms since the epoch), counted from when the SMS went out. */
+	/**
+	 * When the time limit passes (ms since the epoch): a set time as given, or a time interval counted
+	 * from when the SMS went out. Unset: no limit.
+	 */
 	until?: number;
 	form: AnswerForm;
 }

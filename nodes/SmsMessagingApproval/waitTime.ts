@@ -1,26 +1,15 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+// Options → Limit Wait Time: read, checked, and turned into when the wait ends.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { fieldsOf, isSet, oneOf, requiredText } from '../shared/input/validation';
+import { fieldsOf, isSet, nothingSentError, oneOf, requiredText } from '../shared/input/validation';
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 };
 
 /** n8n takes a wait until 3000-01-01 (its WAIT_INDEFINITELY) or later as no limit. */
 const LATEST_END = Date.UTC(3000, 0, 1);
 
-function invalid(
-	this: IExecuteFunctions,
-	message: string,
-	description: string,
-): NodeOperationError {
-	return new NodeOperationError(this.getNode(), message, {
-		description: `${description} Nothing was sent.`,
-		itemIndex: 0,
-		level: 'warning',
-	});
-}
-
 /** Options → Limit Wait Time, checked: a time after the SMS went out, or a moment; none: for ever. */
-export type TimeLimit = { afterMs: number } | { at: number } | undefined;
+type TimeLimit = { afterMs: number } | { at: number } | undefined;
 
 /**
  * Options → Limit Wait Time, read and checked before anything is sent, so that a wrong limit never
@@ -45,16 +34,16 @@ export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLi
 		) as keyof typeof UNIT_MS;
 		const amount = Number(limit.resumeAmount ?? 1);
 		if (!isSet(limit.resumeAmount) || !Number.isFinite(amount) || amount <= 0) {
-			throw invalid.call(
-				this,
+			throw nothingSentError(
+				this.getNode(),
 				`Limit Wait Time: Amount must be a number above 0, not ${JSON.stringify(limit.resumeAmount)}`,
 				'Set how long to wait for an answer, or remove Limit Wait Time to wait until someone answers.',
 			);
 		}
 		// A day's margin for the send, which the limit counts from.
 		if (now + amount * UNIT_MS[unit] + UNIT_MS.days >= LATEST_END) {
-			throw invalid.call(
-				this,
+			throw nothingSentError(
+				this.getNode(),
 				`Limit Wait Time: Amount ${amount} ${unit} ends after the year 2999`,
 				'Set a shorter time, or remove Limit Wait Time to wait until someone answers.',
 			);
@@ -64,22 +53,22 @@ export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLi
 	const text = requiredText(ref('maxDateAndTime', 'Max Date and Time'), limit.maxDateAndTime);
 	const at = new Date(text);
 	if (Number.isNaN(at.getTime())) {
-		throw invalid.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`Limit Wait Time: Max Date and Time is not a date: ${JSON.stringify(text)}`,
 			'Use a date and time such as 2026-12-31T18:00:00.',
 		);
 	}
 	if (at.getTime() >= LATEST_END) {
-		throw invalid.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`Limit Wait Time: Max Date and Time ${at.toISOString()} is after the year 2999`,
 			'Set an earlier time, or remove Limit Wait Time to wait until someone answers.',
 		);
 	}
 	if (at.getTime() <= now) {
-		throw invalid.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`Limit Wait Time: Max Date and Time ${at.toISOString()} has passed`,
 			'Set a time in the future, or remove Limit Wait Time to wait until someone answers.',
 		);
@@ -88,8 +77,9 @@ export function readTimeLimit(this: IExecuteFunctions, now = Date.now()): TimeLi
 }
 
 /**
- * When the wait ends (ms since the epoch; undefined: never), counted once the SMS went out: a send
- * that queued and retried does not eat into the recipients' time.
+ * When the wait ends (ms since the epoch; undefined: never): the set time of "At Specified Time",
+ * or a time interval counted once the SMS went out, so that a send that queued and retried does not
+ * eat into the recipients' time.
  */
 export function limitEnd(limit: TimeLimit, sentAt = Date.now()): number | undefined {
 	if (limit === undefined) return undefined;

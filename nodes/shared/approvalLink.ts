@@ -13,7 +13,7 @@ const IN_TEXT = new RegExp(`([?&]${LINK_PARAMETER}=(?:0|[1-9][0-9]{0,8})\\.)${CO
  * An SMS text with the code of every approval link in it replaced, so that an SMS record read back
  * from the provider's list (which stores the text as sent) holds no link that answers.
  */
-export function maskApprovalCodes(text: string): string {
+function maskApprovalCodes(text: string): string {
 	return text.replace(IN_TEXT, '$1[code hidden]');
 }
 

@@ -1,6 +1,7 @@
+// Checks what a recipient posted in a Free Text or Custom Form page, field by field.
 import type { IDataObject } from 'n8n-workflow';
 
-import { realDay } from '../../shared/input/apiTime';
+import { apiTime } from '../../shared/input/apiTime';
 import type { FieldsForm, FormField } from './form';
 
 /** The name of a field's input in the page's form: its position, whatever its label. */
@@ -9,7 +10,7 @@ export const inputName = (position: number) => `field-${position}`;
 /** What a POST of the form gave for each field, as the page shows it back. */
 export type Given = Array<string | string[]>;
 
-export type Checked =
+type Checked =
 	| { ok: true; data: IDataObject }
 	| { ok: false; given: Given; problems: Array<string | undefined> };
 
@@ -17,15 +18,7 @@ export type Checked =
 const MAX_LENGTH = 10_000;
 const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A YYYY-MM-DD that names a day that exists. */
-function isRealDate(value: string): boolean {
-	const match = DATE.exec(value);
-	return (
-		match !== null && realDay(Number(match[1]), Number(match[2]), Number(match[3])) !== undefined
-	);
-}
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function givenOf(field: FormField, raw: unknown): string | string[] | undefined {
 	const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
@@ -60,7 +53,10 @@ function check(field: FormField, given: string | string[]): { value?: unknown; p
 				? { value: Number(value) }
 				: { problem: 'Enter a number.' };
 		case 'date':
-			return isRealDate(value) ? { value } : { problem: 'Enter a date (YYYY-MM-DD).' };
+			// apiTime reads a day that does not exist (30 February) as NaN.
+			return DATE.test(value) && !Number.isNaN(apiTime(value))
+				? { value }
+				: { problem: 'Enter a date (YYYY-MM-DD).' };
 		case 'dropdown':
 			return field.options!.includes(value)
 				? { value }

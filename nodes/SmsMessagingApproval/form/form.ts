@@ -1,9 +1,10 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+// The form a recipient answers (approval buttons, Free Text or Custom Form), read from the parameters.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { fieldsOf, oneOf } from '../../shared/input/validation';
+import { fieldsOf, nothingSentError, oneOf } from '../../shared/input/validation';
 
-export const FIELD_TYPES = ['text', 'textarea', 'email', 'number', 'date', 'dropdown'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+const FIELD_TYPES = ['text', 'textarea', 'email', 'number', 'date', 'dropdown'] as const;
+type FieldType = (typeof FIELD_TYPES)[number];
 
 /** One field of the page's form; its answer comes out under its label. */
 export interface FormField {
@@ -37,15 +38,7 @@ export interface FieldsForm {
 export type AnswerForm = ApprovalForm | FieldsForm;
 
 /** The one field of Free Text: its value comes out as `data.text`. */
-export const FREE_TEXT_FIELD: FormField = { label: 'text', type: 'textarea', required: true };
-
-function refused(this: IExecuteFunctions, message: string, hint: string): NodeOperationError {
-	return new NodeOperationError(this.getNode(), message, {
-		description: `${hint} Nothing was sent.`,
-		itemIndex: 0,
-		level: 'warning',
-	});
-}
+const FREE_TEXT_FIELD: FormField = { label: 'text', type: 'textarea', required: true };
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 
@@ -58,8 +51,8 @@ function fieldOf(
 ): FormField {
 	const name = `${where}: field ${position + 1}`;
 	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-		throw refused.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`${name} is not an object`,
 			'Each field is an object with a fieldLabel.',
 		);
@@ -67,16 +60,16 @@ function fieldOf(
 	const values = raw as IDataObject;
 	const label = text(values.fieldLabel);
 	if (label === '') {
-		throw refused.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`${name} has no Field Label`,
 			'Each field needs a label: its answer comes out under it.',
 		);
 	}
 	const type = values.fieldType ?? 'text';
 	if (!FIELD_TYPES.includes(type as FieldType)) {
-		throw refused.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`${name} (${label}): Element Type must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(type)}`,
 			'Choose one of the types the page offers.',
 		);
@@ -91,8 +84,8 @@ function fieldOf(
 	const listed = ((values.fieldOptions as IDataObject | undefined)?.values ?? []) as IDataObject[];
 	const options = (Array.isArray(listed) ? listed : []).map((entry) => text(entry?.option));
 	if (options.length === 0 || options.includes('') || new Set(options).size < options.length) {
-		throw refused.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`${name} (${label}): a dropdown needs its options, each one given once`,
 			'Add the options under Field Options.',
 		);
@@ -112,21 +105,29 @@ function readFields(this: IExecuteFunctions): FormField[] {
 			try {
 				raw = JSON.parse(raw);
 			} catch {
-				throw refused.call(this, `${where} is not valid JSON`, 'Give a JSON array of fields.');
+				throw nothingSentError(
+					this.getNode(),
+					`${where} is not valid JSON`,
+					'Give a JSON array of fields.',
+				);
 			}
 		}
 	} else {
 		raw = this.getNodeParameter('formFields.values', 0, []);
 	}
 	if (!Array.isArray(raw) || raw.length === 0) {
-		throw refused.call(this, `${where}: the form has no fields`, 'Add at least one field.');
+		throw nothingSentError(
+			this.getNode(),
+			`${where}: the form has no fields`,
+			'Add at least one field.',
+		);
 	}
 	const fields = raw.map((each, position) => fieldOf.call(this, each, position, where));
 	const labels = fields.map(({ label }) => label);
 	const twice = labels.find((label, position) => labels.indexOf(label) !== position);
 	if (twice !== undefined) {
-		throw refused.call(
-			this,
+		throw nothingSentError(
+			this.getNode(),
 			`${where}: two fields are labelled ${JSON.stringify(twice)}`,
 			'Each answer comes out under its label, so labels must differ.',
 		);

@@ -1,3 +1,4 @@
+// The Free Text and Custom Form parameters, named as on n8n's own send-and-wait nodes.
 import type { INodeProperties } from 'n8n-workflow';
 
 // Free Text and Custom Form, with the parameter names of n8n's own send-and-wait nodes.

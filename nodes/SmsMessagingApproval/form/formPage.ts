@@ -1,3 +1,4 @@
+// The HTML page of Free Text and Custom Form, with what was given back after a refused post.
 import { inputName, type Given } from './checks';
 import type { FieldsForm, FormField } from './form';
 import { escapeHtml, FORM_TAG, page } from './page';

@@ -1,3 +1,4 @@
+// The HTML pages a link opens: the approval buttons, the answered, expired and refused pages.
 import type { ApprovalForm } from './form';
 
 export function escapeHtml(text: string): string {

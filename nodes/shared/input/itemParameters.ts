@@ -1,3 +1,4 @@
+// Reads a parameter of many items at once where its expression only names fields of the item.
 import { isSafeObjectProperty, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 /**

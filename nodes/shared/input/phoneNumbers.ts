@@ -1,3 +1,4 @@
+// Phone numbers as people write them, read into the API's digits with libphonenumber's rules.
 import {
 	getCountries,
 	getCountryCallingCode,

@@ -1,3 +1,4 @@
+// Checks of what the user typed; each error names the item and the field.
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { apiTime, realDay } from './apiTime';
@@ -32,13 +33,26 @@ export function isSet(value: unknown): boolean {
 	return value !== undefined && value !== null && value !== '';
 }
 
+/**
+ * The one error for input the node cannot use: n8n's editor names the item from its itemIndex, and
+ * the hint says what to do. It is thrown before any request is made for that item.
+ */
+function inputError(
+	node: INode,
+	message: string,
+	hint: string | undefined,
+	itemIndex?: number,
+): NodeOperationError {
+	return new NodeOperationError(node, message, { itemIndex, description: hint, level: 'warning' });
+}
+
+/** An input error for a node that sends all items in one request, so nothing at all was sent. */
+export function nothingSentError(node: INode, message: string, hint?: string): NodeOperationError {
+	return inputError(node, message, hint ? `${hint} Nothing was sent.` : 'Nothing was sent.', 0);
+}
+
 function invalidField(ref: FieldRef, problem: string, hint?: string): NodeOperationError {
-	return new NodeOperationError(
-		ref.node,
-		// n8n's editor names the item itself, from the error's itemIndex.
-		`${ref.label} ${problem}`,
-		{ itemIndex: ref.itemIndex, description: hint, level: 'warning' },
-	);
+	return inputError(ref.node, `${ref.label} ${problem}`, hint, ref.itemIndex);
 }
 
 /**

@@ -1,3 +1,4 @@
+// A list page's shape checked, and the pages of a Get Many collected into items.
 import { NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
 import { unexpectedBodyError, type ApiErrorContext } from '../requests/errors';

@@ -1,9 +1,10 @@
+// Reads any list of the API page by page: the last page, read-ahead, snapshots, repeated pages.
 import type { JsonObject } from 'n8n-workflow';
 
 // The one page walker: every reading of a list (Get Many of SMS and contacts, the SMS list lookups
 // of Get Delivery Status and Send, the trigger's polls) goes page by page through `walkPages`.
 //
-//   walkPages(read, take, { size, next, parallel, records }) → Promise<void>
+//   walkPages(read, take, { size, next, parallel, records, repeated, arrivals }) → Promise<void>
 //
 // - `read({ page, size })` reads one page and gives the answer's `data` (its `content` a list).
 // - `take(data, { page, size, last })` is given every page in order; it returns true when no later
@@ -54,7 +55,7 @@ export interface PageAt {
 export type PageRead = (at: PageAt) => Promise<JsonObject>;
 
 /** Takes one page, in order; true when no later page is wanted. */
-export type PageTake = (data: JsonObject, at: PageAt & { last: boolean }) => boolean;
+type PageTake = (data: JsonObject, at: PageAt & { last: boolean }) => boolean;
 
 export interface WalkOptions {
 	/** The size of the first page (and of every page, without `next`). */
@@ -156,7 +157,7 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): Reading {
  * after the snapshot's records), or, on a page with none of them, where the page's place in the
  * snapshot (`start`, from the totals) puts the next record. Undefined when the page lies past it.
  */
-function freshFrom(known: boolean[], start: number, given: number): number | undefined {
+function firstNewRecordAt(known: boolean[], start: number, given: number): number | undefined {
 	const anchor = known.lastIndexOf(true);
 	if (anchor >= 0) return anchor + 1;
 	return start <= given ? given - start : undefined;
@@ -185,24 +186,24 @@ function snapshot(total: number, span: number, take: PageTake, options: WalkOpti
 			const content = data.content as unknown[];
 			// The page's place in the snapshot: on a 'first' list, arrivals stand above it.
 			const start = (at.page - 1) * span - growth;
-			const from = freshFrom(
+			const from = firstNewRecordAt(
 				content.map((record) => keys.has(recordKey(record))),
 				start,
 				given,
 			);
-			const fresh: unknown[] = [];
+			const newRecords: unknown[] = [];
 			for (const record of from === undefined ? [] : content.slice(from)) {
 				const key = recordKey(record);
 				if (given >= total || keys.has(key)) continue;
 				keys.add(key);
-				fresh.push(record);
+				newRecords.push(record);
 				given++;
 			}
-			repeats = fresh.length === 0 && content.length > 0 && !grew ? repeats + 1 : 0;
+			repeats = newRecords.length === 0 && content.length > 0 && !grew ? repeats + 1 : 0;
 			if (repeats >= REPEATS) throw options.repeated(at);
 			const reached = (at.page - 1) * span + content.length;
 			const last = given >= total || (from !== undefined && isLastPage(data, at, reached));
-			return take({ ...data, content: fresh } as JsonObject, { ...at, last }) || last;
+			return take({ ...data, content: newRecords } as JsonObject, { ...at, last }) || last;
 		},
 		// The page that holds the next record, allowing for as many arrivals as the last request saw.
 		following: ({ size }) => ({ page: Math.floor((given + growth + rate) / span) + 1, size }),

@@ -1,3 +1,4 @@
+// The sent-date window of the SMS list, counted in UTC days as the API filters.
 import type { IDataObject } from 'n8n-workflow';
 
 import { apiTime } from '../input/apiTime';

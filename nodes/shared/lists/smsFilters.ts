@@ -1,3 +1,4 @@
+// The SMS list's filters (status, dates, campaign…): their parameters and their query.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { positiveInteger, uuid, type FieldRef } from '../input/validation';

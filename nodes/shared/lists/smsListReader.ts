@@ -1,3 +1,4 @@
+// Reads pages of the SMS list outside routing, through the one request loop.
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -13,7 +14,7 @@ import type { SmsPageReader } from './sentMessages';
 import { request as makeRequest, unansweredText, type RequestControl } from '../requests/transport';
 import { baseUrlOf } from '../input/validation';
 
-export interface SmsListReading {
+interface SmsListReading {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */
 	request?: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
 	/** The requests in flight, the run they belong to, held back together (transport.ts). */

@@ -1,6 +1,7 @@
+// What the three nodes' descriptions share: the icon and n8n's main connection.
 import { NodeConnectionTypes, type Icon } from 'n8n-workflow';
 
-/** The icon of both nodes (paths from their folders under nodes/). */
+/** The icon of the three nodes (paths from their folders under nodes/). */
 export const SMS_ICON: Icon = {
 	light: 'file:../../icons/sms.svg',
 	dark: 'file:../../icons/sms.dark.svg',

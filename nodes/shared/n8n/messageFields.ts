@@ -1,3 +1,4 @@
+// The fields of one message (Sender ID, recipient, text) shown by SMS → Send and the approval node.
 import type { INodeProperties } from 'n8n-workflow';
 
 // The fields of one message, as SMS → Send and the approval node both show them: each node adds

@@ -1,3 +1,4 @@
+// Each behaviour of n8n the package relies on beyond its documented node API, behind one function.
 import {
 	NodeHelpers,
 	type IContextObject,

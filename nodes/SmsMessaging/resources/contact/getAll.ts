@@ -1,3 +1,4 @@
+// Contact → Get Many: its parameters.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { listControls } from '../../listControls';

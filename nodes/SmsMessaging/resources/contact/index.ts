@@ -1,6 +1,7 @@
+// The Contact resource: its operations and how each is routed.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer } from '../../routing';
+import { fullAnswerAsItem } from '../../routing';
 import { contactGetManyDescription } from './getAll';
 
 export const contactDescription: INodeProperties[] = [
@@ -20,7 +21,7 @@ export const contactDescription: INodeProperties[] = [
 				// The contact list accepts no `sort` parameter (spec 4.5): nothing here sends one.
 				routing: {
 					request: { method: 'GET', url: '/contacts' },
-					output: { postReceive: [handAnswer] },
+					output: { postReceive: [fullAnswerAsItem] },
 				},
 			},
 		],

@@ -1,3 +1,4 @@
+// Sender ID → Create: its parameters.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { senderIdFields } from './fields';

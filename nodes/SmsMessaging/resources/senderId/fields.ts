@@ -1,3 +1,4 @@
+// The Sender ID fields (name, purpose, access, sample) that Create and Update send, each checked.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { bodyField, type CheckedField } from '../../routing';

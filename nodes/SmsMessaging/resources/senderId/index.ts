@@ -1,6 +1,7 @@
+// The Sender ID resource: its operations and how each is routed.
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer, senderIdRequest, type CheckedField } from '../../routing';
+import { fullAnswerAsItem, senderIdRequest, type CheckedField } from '../../routing';
 import { senderIdCreateDescription, senderIdCreateFields } from './create';
 import { senderIdUpdateDescription, senderIdUpdateFields } from './update';
 
@@ -28,7 +29,7 @@ export const senderIdDescription: INodeProperties[] = [
 					operations: {
 						pagination: senderIdRequest('create', parametersOf(senderIdCreateFields)),
 					},
-					output: { postReceive: [handAnswer] },
+					output: { postReceive: [fullAnswerAsItem] },
 				},
 			},
 			{
@@ -43,7 +44,7 @@ export const senderIdDescription: INodeProperties[] = [
 					operations: {
 						pagination: senderIdRequest('update', parametersOf(senderIdUpdateFields)),
 					},
-					output: { postReceive: [handAnswer] },
+					output: { postReceive: [fullAnswerAsItem] },
 				},
 			},
 		],

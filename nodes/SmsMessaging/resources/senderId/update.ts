@@ -1,3 +1,4 @@
+// Sender ID → Update: its parameters.
 import type { INodeProperties } from 'n8n-workflow';
 
 import { bodyField } from '../../routing';

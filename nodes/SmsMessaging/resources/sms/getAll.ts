@@ -1,3 +1,4 @@
+// SMS → Get Many: its parameters and filters.
 import type {
 	IDataObject,
 	IExecuteSingleFunctions,

@@ -1,6 +1,7 @@
+// The SMS resource: its operations and how each is routed (Send is a custom operation).
 import type { INodeProperties } from 'n8n-workflow';
 
-import { handAnswer } from '../../routing';
+import { fullAnswerAsItem } from '../../routing';
 import { smsGetManyDescription } from './getAll';
 import { getStatus, smsGetStatusDescription } from './getStatus';
 import { send, smsSendDescription } from './send';
@@ -21,7 +22,7 @@ export const smsDescription: INodeProperties[] = [
 					'List sent messages with their delivery status (DELIVERED, SENT, FAILED, PENDING), newest first unless sorted',
 				routing: {
 					request: { method: 'GET', url: '/sms' },
-					output: { postReceive: [handAnswer] },
+					output: { postReceive: [fullAnswerAsItem] },
 				},
 			},
 			{

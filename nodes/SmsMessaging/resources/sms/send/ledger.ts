@@ -88,8 +88,7 @@ function entryOf(value: Stored): LedgerEntry {
 }
 
 /** A short hash of a text: enough to tell whether a later try's text is the one that went out. */
-const textHash = (text: string) =>
-	createHash('sha256').update(text).digest('base64').slice(0, 6);
+const textHash = (text: string) => createHash('sha256').update(text).digest('base64').slice(0, 6);
 
 /** What the ledger keeps of a sent message's output item; `text`: the text that went out. */
 export function sentFacts(json: IDataObject, text: string | undefined): SentFacts {
