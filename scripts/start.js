@@ -114,7 +114,7 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
   npm start imports only the examples (and the credential) n8n does not hold yet, by id: your
   edits stay. To get one back as shipped, delete it in n8n and run npm start again.
 
-  Next steps (numbered as in README.md); for 3, 4 and 6 open the workflow, click Execute workflow:
+  Next steps (numbered as in README.md); for 3, 4, 6, 7 and 8 open the workflow, click Execute workflow:
   3. "SMS: send a personalised message to every row": three messages go out in one request.
   4. "SMS: approve a bulk send by SMS before it goes out": open the link of the approval SMS (in
      the inbox) and press "Send it"; the three messages go out.
@@ -122,6 +122,10 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
      The simulator marks each SMS delivered or failed ${DELIVERY_DELAY_MS / 1000} s after it accepted it (about 1 in
      ${Math.round(1 / FAILURE_RATE)} fail, at random); the next check runs the alert with the failed ones (see Executions).
   6. "SMS: send, wait, check delivery and alert on failures": it waits ${CHECK_WAIT_S} s, then reads each status.
+  7. "SMS: collect a field report by SMS (a form)": open the link of the technician's SMS (in the
+     inbox), fill in the form and press "Send report"; the workflow goes on with the report, typed.
+  8. "SMS: ask a customer a question and get a typed answer": open the link of the customer's SMS,
+     type a day and time and press "Send"; the workflow goes on with the words as data.text.
 
 Ctrl-C stops n8n and the simulator.`);
 }

@@ -316,7 +316,7 @@ async function startRedis(dataDir, port, logDir) {
 
 /**
  * What every n8n process of the setup shares on top of `npm start`'s environment: the database,
- * the queue, and no re-run of a job whose worker died (see README, "Running at scale").
+ * the queue, and no re-run of a job whose worker died (see docs/scale.md, "When a worker dies").
  */
 function queueEnvironment(line, ports, { userFolder, brokerPort }, extra = {}) {
 	return {
