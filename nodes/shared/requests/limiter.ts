@@ -1,36 +1,40 @@
+// The limiter: how many requests may be in flight at once, runs served in turn, Retry-After holds.
+//
+// How many requests an operation keeps in flight at once: Requests in Parallel = Auto (shared by
+// every run of a credential and host in this n8n process; autoControl.ts adapts it), or a fixed
+// number (the run's own). Every request takes a permit before each attempt and gives it back with
+// what the attempt said about the API: accepted (any answer but a refusal), refused (429, 503) or
+// failed (no answer); nothing when no request was made. Runs are served in turn: each run waits in
+// a queue of its own, and room in the window goes to the next run with a request waiting, so one
+// run's many queued requests hold another's back by one at most. Once a refusal was seen, Auto's
+// requests start no closer together than autoControl's spacing. Nothing here starts a timer of its
+// own: waiting for a permit is a promise resolved by a permit given back, and the Retry-After hold
+// and the spacing are n8n-workflow's `sleep`. Times are read from the monotonic clock
+// (`performance.now()`): a wall clock set back (or a test's frozen `Date.now`) must not hold
+// requests for the difference.
+
 import { createHash } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 
 import { AUTO_CAP, AutoControl, type Attempt, type Signal } from './autoControl';
 import { baseUrlOf } from '../input/validation';
 
-// How many requests an operation keeps in flight at once: Requests in Parallel = Auto (shared by
-// every run of a credential and host; autoControl.ts adapts it), or a fixed number (the run's
-// own). Every request takes a permit before each attempt and gives it back with what the attempt
-// said about the API: accepted, refused (429, 503) or failed (no answer). Runs are served in turn:
-// each run waits in a queue of its own, and room in the window goes to the next run with a
-// request waiting, so one run's many queued requests hold another's back by one at most. Once a
-// refusal was seen, Auto's requests start no closer together than autoControl's spacing. Nothing
-// here starts a timer of its own: waiting for a permit is a promise resolved by a permit given
-// back, and the Retry-After hold and the spacing are n8n-workflow's `sleep`. Times are read from
-// the monotonic clock (`performance.now()`): a wall clock set back (or a test's frozen
-// `Date.now`) must not hold requests for the difference.
-
-/** An Auto limiter unused for this long starts again from AUTO_START. */
+/** An Auto limiter unused for this long starts again from Auto's first window (AUTO_START). */
 const IDLE_RESET_MS = 10 * 60_000;
 /** Shared limiters kept at most (the least recently used goes first). */
 const MAX_SHARED = 64;
 
 /** A permit: the attempt it lets go out. */
-export type Permit = Attempt;
+type Permit = Attempt;
 
 /** The requests of one credential and host (Auto), or of one run (a fixed number). */
-export class Pool {
+class Pool {
 	private control?: AutoControl;
 	private inFlight = 0;
 	/** The queues of the runs with a request waiting, in the order they are served. */
 	private readonly turns: Array<Array<() => void>> = [];
-	private openAt = 0;
+	/** When the Retry-After hold ends (the monotonic clock). */
+	private holdUntil = 0;
 	/** When the last request went out: the next waits for the spacing after it. */
 	private lastStartAt = -Infinity;
 	private lastUsed = performance.now();
@@ -51,7 +55,7 @@ export class Pool {
 	}
 
 	holdFor(ms: number): void {
-		this.openAt = Math.max(this.openAt, performance.now() + ms);
+		this.holdUntil = Math.max(this.holdUntil, performance.now() + ms);
 		this.control?.held(ms, performance.now());
 	}
 
@@ -75,7 +79,7 @@ export class Pool {
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
 		for (;;) {
 			const now = performance.now();
-			const at = Math.max(this.openAt, this.lastStartAt + (this.control?.spacingMs ?? 0));
+			const at = Math.max(this.holdUntil, this.lastStartAt + (this.control?.spacingMs ?? 0));
 			if (at <= now) break;
 			await sleep(at - now);
 		}
@@ -126,7 +130,10 @@ export class Limiter {
 		return this.pool.window;
 	}
 
-	/** Holds every request of this limiter back for `ms` from now (a longer hold stays). */
+	/**
+	 * Holds back for `ms` from now every request of the runs that share this limiter's pool (a
+	 * longer hold already set stays).
+	 */
 	holdFor(ms: number): void {
 		this.pool.holdFor(ms);
 	}
