@@ -1,3 +1,34 @@
+// The one request loop: every request the package makes, tried again, held back and counted here.
+//
+// Every request the package makes (the routed operations, Send, the lists, Send's lookup, the
+// trigger's polls, the approval's send) goes through `requestLoop`.
+//
+//   requestLoop(attempt, { repeatable, policy, apiToken }, { gate, stopped, run }) → RequestEnd
+//
+// - `attempt()` makes the request once and resolves to its answer (any status), or to `noAnswer`
+//   and the request's error when there is none. An error it throws stops the request.
+// - `repeatable`: whether making the request again is harmless (a read: GET changes nothing).
+//   A read is tried again after a 429, 502, 503 or 504, whoever answered, and after any network
+//   failure that another attempt can mend. A request that is not repeatable (Send, Sender ID →
+//   Create or Update) is tried again only when `decide` proves it was not processed: a 429 or 503
+//   in the API's own words, a refused connection, a host name not resolved.
+// - A 429 or 503 holds back every request of the gate (the limiter the request waits in) until
+//   its `Retry-After` (seconds or an HTTP date) is over, or, when it has none and is tried again,
+//   its backoff. Which requests that is depends on the gate: a shared limiter (`sharedLimiter`;
+//   Requests in Parallel = Auto) holds every request of the credential and host in this n8n
+//   process, a run's own limiter (a fixed Requests in Parallel) the requests of that run, and a
+//   request without a gate only itself. A Retry-After longer than `policy.maxRetryAfterMs` holds
+//   nothing: the request ends with that answer.
+// - Max Attempts is a ceiling: a request ends after `policy.maxAttempts` failed attempts in a row
+//   of its own (refusals, gateway errors, network failures); only an accepted answer (2xx) of
+//   its own run (`run`) in between starts the count again, and the waits before its own retries
+//   (backoffs and Retry-After) together never exceed `policy.maxTotalWaitMs`.
+// - `stopped()` is checked before every attempt (`request` also stops once the execution is
+//   cancelled).
+//
+// `request` is the loop over n8n's `httpRequestWithAuthentication`, for requests made outside
+// routing. The answer says when the answered attempt went out (`attemptedAt`).
+
 import {
 	sleep,
 	type IExecuteFunctions,
@@ -10,41 +41,23 @@ import { redact } from './errors';
 import { Limiter } from './limiter';
 import { decide } from './outcome';
 
-// The one request loop: every request the package makes (the routed operations, Send, the lists,
-// Send's lookup, the trigger's polls, the approval's send) goes through `requestLoop`.
-//
-//   requestLoop(attempt, { repeatable, policy, apiToken }, { gate, stopped, run }) → Delivery
-//
-// - `attempt()` makes the request once and resolves to its answer (any status), or to `noAnswer`
-//   and the request's error when there is none. An error it throws stops the request.
-// - `repeatable`: whether making the request again is harmless (a read: GET changes nothing).
-//   A read is tried again after a 429, 502, 503 or 504, whoever answered, and after any network
-//   failure that another attempt can mend. A request that is not repeatable (Send, Sender ID →
-//   Create or Update) is tried again only when `decide` proves it was not processed: a 429 or 503
-//   in the API's own words, a refused connection, a host name not resolved.
-// - `Retry-After` (seconds or an HTTP date) on any 429 or 503 holds every request of the gate
-//   (the credential's other requests too) for that long.
-// - Max Attempts is a ceiling: a request ends after `policy.maxAttempts` failed attempts in a row
-//   of its own (refusals, gateway errors, network failures); only an accepted answer (2xx) of
-//   its own run (`run`) in between starts the count again, and all the waits of one request
-//   together never exceed `policy.maxTotalWaitMs`.
-// - `stopped()` (default: the execution was cancelled) is checked before every attempt.
-//
-// `request` is the loop over n8n's `httpRequestWithAuthentication`, for requests made outside
-// routing. The answer says when the answered attempt went out (`attemptedAt`).
-
+/** The credential type every request authenticates with. */
 export const CREDENTIAL_TYPE = 'smsMessagingApi';
 
+/** When a request is tried again, and how long it may wait before each attempt. */
 export interface RetryPolicy {
 	/** Failed attempts in a row that end a request, the first included. */
 	maxAttempts: number;
-	/** First backoff; each retry doubles it. */
+	/**
+	 * The first backoff's ceiling; each retry doubles it. A backoff is drawn at random between half
+	 * its ceiling and the ceiling.
+	 */
 	baseDelayMs: number;
-	/** Longest backoff between two attempts. */
+	/** The highest ceiling of a backoff between two attempts. */
 	maxDelayMs: number;
 	/** A Retry-After longer than this is not waited for: the request ends with that answer. */
 	maxRetryAfterMs: number;
-	/** All the waits of one request together (backoffs and Retry-After) stay within this. */
+	/** The waits before one request's retries together (backoffs and Retry-After) stay within this. */
 	maxTotalWaitMs: number;
 }
 
@@ -74,7 +87,8 @@ export type Unanswered = {
 	attempts: number;
 };
 
-export type Delivery =
+/** How a request ended. */
+type RequestEnd =
 	/** `attemptedAt`: when the attempt that got this answer went out (ms). */
 	| { outcome: 'answered'; response: Answer; attemptedAt: number }
 	| Unanswered
@@ -82,15 +96,16 @@ export type Delivery =
 	| { outcome: 'notStarted' };
 
 /** What happened to a request that got no answer, in the words its error message uses. */
-export function unansweredText(delivery: Exclude<Delivery, { outcome: 'answered' }>): string {
-	if (delivery.outcome === 'notStarted') return 'the run stopped before this request was made';
-	if (delivery.outcome === 'notSent') {
-		const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
-		return `the API could not be reached after ${attempts}: ${delivery.reason}`;
+export function unansweredText(end: Exclude<RequestEnd, { outcome: 'answered' }>): string {
+	if (end.outcome === 'notStarted') return 'the run stopped before this request was made';
+	if (end.outcome === 'notSent') {
+		const attempts = `${end.attempts} attempt${end.attempts === 1 ? '' : 's'}`;
+		return `the API could not be reached after ${attempts}: ${end.reason}`;
 	}
-	return `the request failed after it may have reached the API: ${delivery.reason}`;
+	return `the request failed after it may have reached the API: ${end.reason}`;
 }
 
+/** The network error's code (ECONNRESET, ENOTFOUND…) under n8n's error, if it has one. */
 function errorCode(error: NodeApiError): string | undefined {
 	const cause = error.cause as { code?: unknown } | undefined;
 	const code = cause?.code ?? (error as unknown as { code?: unknown }).code;
@@ -106,15 +121,17 @@ function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** The wait before the next attempt after `failures` in a row, when the answer asked for none. */
 function backoffMs(policy: RetryPolicy, failures: number): number {
 	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1));
 	return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 /**
- * Requests in Parallel's default: 0, Auto (nodes/shared/limiter.ts). A 429 or 503 on any request
- * of a limiter holds back all of them (their retries included) until the wait it asked for is
- * over, so that requests in parallel never turn one refusal into a storm of retries.
+ * Requests in Parallel's default: 0, Auto (limiter.ts). A 429 or 503 on any request of a limiter
+ * holds back all of them (their retries included) until its Retry-After (without one, the backoff
+ * of its retry) is over, so that requests in parallel never turn one refusal into a storm of
+ * retries.
  */
 export const DEFAULT_PARALLEL_REQUESTS = 0;
 
@@ -134,15 +151,17 @@ export interface RequestControl {
 	/** The limiter of the run's requests; a request without one waits alone. */
 	gate?: Limiter;
 	/**
-	 * Checked after the gate, before every attempt: once true, no new request is made. A request
-	 * that made no attempt yet ends `notStarted`; one already refused ends with that answer.
+	 * Checked after the gate, before every attempt: once true, no new attempt is made. A request
+	 * that made no attempt yet ends `notStarted`; one that did ends with what its last attempt got
+	 * (its answer, or its failure).
 	 */
 	stopped?: () => boolean;
 	/** The run the request belongs to; a request without one counts only its own answers. */
 	run?: RunProgress;
 }
 
-export interface RequestKind {
+/** What kind of request it is, for the loop's decisions. */
+interface RequestKind {
 	/** Whether the request may be made again whatever happened to it: a read. */
 	repeatable: boolean;
 	policy?: RetryPolicy;
@@ -158,14 +177,92 @@ function unansweredDecision(
 	const error = caught as NodeApiError;
 	const code = errorCode(error);
 	const decision = decide({ networkCode: code });
-	// A read may be made again whatever became of it, unless nothing can reach the API.
+	// A read may be made again whatever became of it, unless another attempt cannot mend it (a
+	// refused certificate, a URL that is not valid, a failed TLS handshake).
 	const retry = decision.retry || (repeatable && decision.outcome === 'unknown');
 	return { retry, outcome: decision.outcome, reason: decision.reason ?? error.message, code };
 }
 
 /** An attempt that got no answer: the error of the request (n8n's, or the network's). */
-export interface NoAnswer {
+interface NoAnswer {
 	noAnswer: unknown;
+}
+
+/** What one attempt came to: how the request ends if it ends here, and whether it goes on. */
+interface NextStep {
+	end: RequestEnd;
+	/** The wait before the next attempt; undefined when the request ends here. */
+	wait?: number;
+	/** A 429 or 503: the wait holds back every request of the gate, not this one alone. */
+	refused?: boolean;
+	/** The Retry-After every request of the gate waits out, whether or not this one is retried. */
+	retryAfter?: number;
+}
+
+/** One request's count of attempts and failures, and its waits within the retry policy. */
+class Retries {
+	attempts = 0;
+	private failures = 0;
+	private acceptedSeen: number;
+	private waited = 0;
+
+	constructor(
+		private readonly repeatable: boolean,
+		private readonly policy: RetryPolicy,
+		private readonly run?: RunProgress,
+	) {
+		this.acceptedSeen = run?.accepted ?? 0;
+	}
+
+	/** An attempt that got no answer (`caught`: its error); the reason never carries the token. */
+	async afterNoAnswer(
+		caught: unknown,
+		apiToken: () => Promise<string | undefined>,
+	): Promise<NextStep> {
+		const { retry, outcome, reason, code } = unansweredDecision(caught, this.repeatable);
+		// The reason ends up in error messages.
+		const end: Unanswered = {
+			outcome,
+			reason: redact(reason, await apiToken()),
+			code,
+			attempts: this.attempts,
+		};
+		return { end, wait: retry ? this.nextWait(undefined) : undefined };
+	}
+
+	/** An attempt the API (or what stands before it) answered, with any status. */
+	afterAnswer(end: RequestEnd & { outcome: 'answered' }): NextStep {
+		const { statusCode, body, headers } = end.response;
+		if (statusCode >= 200 && statusCode < 300) {
+			if (this.run) this.run.accepted++;
+			return { end };
+		}
+		const refused = isRefusal(statusCode);
+		const asked = refused ? retryAfterMs(headers['retry-after']) : undefined;
+		const retry = this.repeatable
+			? READ_RETRIED.has(statusCode)
+			: decide({ statusCode, body }).retry;
+		const wait = retry ? this.nextWait(asked) : undefined;
+		// A wait too long to take holds no one: this request ends instead.
+		const retryAfter =
+			asked !== undefined && asked <= this.policy.maxRetryAfterMs ? asked : undefined;
+		return { end, wait, refused, retryAfter };
+	}
+
+	/** Counts a failed attempt; the wait before the next one, or undefined when it ends here. */
+	private nextWait(wanted: number | undefined): number | undefined {
+		const { policy, run } = this;
+		if (run && run.accepted !== this.acceptedSeen) this.failures = 0;
+		this.acceptedSeen = run?.accepted ?? 0;
+		this.failures++;
+		if (this.failures >= policy.maxAttempts) return undefined;
+		const wait = wanted ?? backoffMs(policy, this.failures);
+		if (wait > policy.maxRetryAfterMs || this.waited + wait > policy.maxTotalWaitMs) {
+			return undefined;
+		}
+		this.waited += wait;
+		return wait;
+	}
 }
 
 /** The one request loop (see the top of this file). */
@@ -173,24 +270,10 @@ export async function requestLoop(
 	attempt: () => Promise<Answer | NoAnswer>,
 	{ repeatable, policy = DEFAULT_RETRY, apiToken = async () => undefined }: RequestKind,
 	{ gate = new Limiter(false, 1), stopped = () => false, run }: RequestControl = {},
-): Promise<Delivery> {
+): Promise<RequestEnd> {
+	const retries = new Retries(repeatable, policy, run);
 	// What this request ends with if the run stops before its next attempt.
-	let ifStopped: Delivery = { outcome: 'notStarted' };
-	let attempts = 0;
-	let failures = 0;
-	let acceptedSeen = run?.accepted ?? 0;
-	let waited = 0;
-	/** Counts a failed attempt; the wait before the next one, or undefined when it ends here. */
-	const nextWait = (wanted: number | undefined): number | undefined => {
-		if (run && run.accepted !== acceptedSeen) failures = 0;
-		acceptedSeen = run?.accepted ?? 0;
-		failures++;
-		if (failures >= policy.maxAttempts) return undefined;
-		const wait = wanted ?? backoffMs(policy, failures);
-		if (wait > policy.maxRetryAfterMs || waited + wait > policy.maxTotalWaitMs) return undefined;
-		waited += wait;
-		return wait;
-	};
+	let ifStopped: RequestEnd = { outcome: 'notStarted' };
 	for (;;) {
 		const permit = await gate.acquire();
 		if (stopped()) {
@@ -198,7 +281,7 @@ export async function requestLoop(
 			return ifStopped;
 		}
 		const attemptedAt = Date.now();
-		attempts++;
+		retries.attempts++;
 		let result: Answer | NoAnswer | undefined;
 		try {
 			result = await attempt();
@@ -206,42 +289,21 @@ export async function requestLoop(
 			// An error that is not the request's own passes on, its permit given back.
 			if (result === undefined) gate.release(permit);
 		}
+		let next: NextStep;
 		if ('noAnswer' in result) {
 			gate.release(permit, 'failed');
-			const { retry, outcome, reason, code } = unansweredDecision(result.noAnswer, repeatable);
-			// The reason ends up in error messages, which must never carry the token.
-			const failure: Unanswered = {
-				outcome,
-				reason: redact(reason, await apiToken()),
-				code,
-				attempts,
-			};
-			const wait = retry ? nextWait(undefined) : undefined;
-			if (wait === undefined) return failure;
-			ifStopped = failure;
-			await sleep(wait);
-			continue;
+			next = await retries.afterNoAnswer(result.noAnswer, apiToken);
+		} else {
+			gate.release(permit, isRefusal(result.statusCode) ? 'refused' : 'accepted');
+			next = retries.afterAnswer({ outcome: 'answered', response: result, attemptedAt });
+			// Whoever asked, every request of the gate waits as long too (see the top of this file).
+			if (next.retryAfter !== undefined) gate.holdFor(next.retryAfter);
 		}
-		const response = result;
-		const { statusCode, body } = response;
-		const refused = isRefusal(statusCode);
-		gate.release(permit, refused ? 'refused' : 'accepted');
-		const answered: Delivery = { outcome: 'answered', response, attemptedAt };
-		if (statusCode >= 200 && statusCode < 300) {
-			if (run) run.accepted++;
-			return answered;
-		}
-		const asked = refused ? retryAfterMs(response.headers['retry-after']) : undefined;
-		// Whoever asked, the credential's other requests wait as long too (a wait too long to take
-		// ends this request instead).
-		if (asked !== undefined && asked <= policy.maxRetryAfterMs) gate.holdFor(asked);
-		const retry = repeatable ? READ_RETRIED.has(statusCode) : decide({ statusCode, body }).retry;
-		const wait = retry ? nextWait(asked) : undefined;
-		if (wait === undefined) return answered;
-		ifStopped = answered;
-		// A refusal holds back the whole gate; any other answer only this request.
-		if (refused) gate.holdFor(wait);
-		else await sleep(wait);
+		if (next.wait === undefined) return next.end;
+		ifStopped = next.end;
+		// A refusal holds back the whole gate; any other failure only this request.
+		if (next.refused) gate.holdFor(next.wait);
+		else await sleep(next.wait);
 	}
 }
 
@@ -254,7 +316,7 @@ export async function request(
 	options: IHttpRequestOptions,
 	kind: RequestKind,
 	control: RequestControl = {},
-): Promise<Delivery> {
+): Promise<RequestEnd> {
 	const cancelled =
 		'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	return await requestLoop(
