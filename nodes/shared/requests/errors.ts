@@ -1,3 +1,5 @@
+// The errors the user sees: the API's error answers with a hint, the token kept out, error items.
+
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -12,6 +14,7 @@ import { isSet } from '../input/validation';
 /** What the node was doing when the API answered with an error; it shapes the hint shown. */
 export type ApiOperation = 'senderId:create' | 'senderId:update' | 'sms:send' | 'list';
 
+/** What the error for an answer needs to know of the request. */
 export interface ApiErrorContext {
 	operation: ApiOperation;
 	itemIndex?: number;
@@ -21,6 +24,7 @@ export interface ApiErrorContext {
 	senderId?: unknown;
 }
 
+/** One entry of the wrapper's `errors` list. */
 interface ApiErrorEntry {
 	field?: unknown;
 	message?: unknown;
@@ -97,8 +101,9 @@ function statusHint(
 	body: unknown,
 	context: ApiErrorContext,
 ): string | undefined {
-	// A 500, a gateway that gave up waiting (502, 504) or a CDN's 520-524 may hide a request the
-	// API processed: for the operations that are not safe to repeat, never "try again later".
+	// A 500, a gateway that gave up waiting (502, 504), a CDN's 520-524 or any error not in the
+	// API's own words may hide a request the API processed: for the operations that are not safe
+	// to repeat, never "try again later".
 	if (decide({ statusCode, body }).outcome === 'unknown') {
 		if (context.operation === 'sms:send') return UNKNOWN_HINT;
 		if (context.operation === 'senderId:create') return SENDER_ID_UNKNOWN_OUTCOME.create;
@@ -116,7 +121,8 @@ function statusHint(
 
 /**
  * Turns an API error answer (the response wrapper with `errors`) into the error the user sees:
- * the API's own message, each `errors` entry on its own line, and what to do about the status.
+ * the API's own message, each `errors` entry on its own line and what to do about the status (for
+ * a 401, what to do first and the entries after it on one line), then what the API's support needs.
  */
 function apiError(
 	node: INode,

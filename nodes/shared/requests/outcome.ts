@@ -1,15 +1,19 @@
+// What an attempt's answer or error means: sent, not sent or unknown, and whether to retry.
+
 /**
  * How a request ended, decided in one place for every answer and every error: `sent` (the API
  * accepted it), `notSent` (provably not processed: nothing reached the API, or the API refused it)
- * or `unknown` (the API may have processed it). Whether a request is tried again, and every text
- * the node prints about what a request did, are worded from this decision (`decide`).
+ * or `unknown` (the API may have processed it). Whether a request that is not a read is tried
+ * again (transport.ts tries a read again more often), and every text the node prints about what a
+ * request did, are worded from this decision (`decide`).
  */
 export type SendOutcome = 'sent' | 'notSent' | 'unknown';
 
-/** What one attempt of a request ended with: an answer (its status and body), or an error without one. */
-export type Attempt = { statusCode: number; body: unknown } | { networkCode: string | undefined };
+/** What one attempt ended with: an answer (its status and body), or an error without one. */
+type AttemptResult = { statusCode: number; body: unknown } | { networkCode: string | undefined };
 
-export interface Decision<Outcome extends SendOutcome = SendOutcome> {
+/** What an attempt means for its request. */
+interface Decision<Outcome extends SendOutcome = SendOutcome> {
 	outcome: Outcome;
 	/** Whether trying the same request again can help; only ever for `notSent`. */
 	retry: boolean;
@@ -73,8 +77,9 @@ function networkDecision(code: string | undefined): Decision<'notSent' | 'unknow
 }
 
 /**
- * Whether an answer is the API's own response wrapper (spec 2.1): a JSON object whose `status` is
- * the answer's HTTP code and its reason, with a `message`. Only the API itself can say that it
+ * Whether an answer is the API's own response wrapper (spec 2.1): a JSON object whose `status`
+ * starts with the answer's HTTP code (its reason may follow), with a `message` and, if any, a list
+ * of `errors`. Only the API itself can say that it
  * refused a request: a proxy, a load balancer or a CDN in front of it answers in its own words,
  * and may do so after the API took the request.
  */
@@ -114,8 +119,8 @@ function answerDecision(statusCode: number, body: unknown): Decision {
 export function decide(attempt: {
 	networkCode: string | undefined;
 }): Decision<'notSent' | 'unknown'>;
-export function decide(attempt: Attempt): Decision;
-export function decide(attempt: Attempt): Decision {
+export function decide(attempt: AttemptResult): Decision;
+export function decide(attempt: AttemptResult): Decision {
 	return 'statusCode' in attempt
 		? answerDecision(attempt.statusCode, attempt.body)
 		: networkDecision(attempt.networkCode);
