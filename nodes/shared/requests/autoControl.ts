@@ -75,8 +75,9 @@ export class AutoControl {
 	/** The slow-start threshold: below it the window grows fast, at or above it only by probing. */
 	private threshold = Infinity;
 	/**
-	 * Counts the window's decreases. An answer to a request sent before the last one (an earlier
-	 * epoch) takes the window down no further: one decrease per window of requests, as TCP does.
+	 * Counts the window's decreases. An answer to a request sent before the last one (in an earlier
+	 * epoch) takes the window down no further, and up only to the level it was accepted at: one
+	 * decrease per window of requests, as TCP does.
 	 */
 	epoch = 0;
 	private fastestMs = Infinity;
