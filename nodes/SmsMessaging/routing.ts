@@ -94,7 +94,7 @@ function answerOfItems(this: IExecutePaginationFunctions, items: INodeExecutionD
 }
 
 /**
- * Makes the routed request through the one request loop (nodes/shared/transport.ts), a read
+ * Makes the routed request through the one request loop (nodes/shared/requests/transport.ts), a read
  * (`repeatable`) or not, and gives its last answer, to be read. A request that got no answer
  * becomes the error `unanswered` words; an error of n8n's that is not about the request stops it.
  */
