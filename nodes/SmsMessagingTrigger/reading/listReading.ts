@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+// Reading one SMS list newest first, down to a place, and what such a reading can tell.
+import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { apiTime } from '../../shared/input/apiTime';
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
@@ -70,6 +71,26 @@ export interface ListSource {
 /** The SMS list read with the trigger's query and these parameters (a status). */
 export type ListReader = (query: IDataObject) => ListSource;
 
+/** How far `readList` reads. */
+interface ReadTo {
+	/** Read on to a record with this id or a lower one. */
+	downTo?: number;
+	/** Read on to a record sent at or before this moment (ms). */
+	sentBy?: number;
+	/** How many records two consecutive pages share (0: pages of the largest size, one after another). */
+	overlap?: number;
+	/**
+	 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
+	 * page whose messages were all sent before it ends the reading.
+	 */
+	windowStart?: number;
+	/**
+	 * Given each page in turn while the pages meet, whether the records read so far account for
+	 * the list (its count): true ends the reading there.
+	 */
+	enough?: (page: IDataObject[]) => boolean;
+}
+
 /**
  * Reads a list newest first, through the one page walker, down to the page that reaches `downTo`
  * (an id) and holds a record sent by `sentBy` (ms), or to its end (the walker's last page, or a
@@ -77,84 +98,81 @@ export type ListReader = (query: IDataObject) => ListSource;
  * sees every record that stays in the list however many others leave it meanwhile (up to the
  * overlap between two pages); where they do not meet, the ids in between are not covered.
  */
-export async function readList(
-	{ read, repeated }: ListSource,
-	{
-		downTo,
-		sentBy,
-		overlap = 0,
-		windowStart = -Infinity,
-		enough,
-	}: {
-		downTo?: number;
-		/** Read on to a record sent at or before this moment (ms). */
-		sentBy?: number;
-		overlap?: number;
-		/**
-		 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a
-		 * page whose messages were all sent before it ends the reading.
-		 */
-		windowStart?: number;
-		/**
-		 * Given each page in turn while the pages meet, whether the records read so far account for
-		 * the list (its count): true ends the reading there.
-		 */
-		enough?: (page: IDataObject[]) => boolean;
-	},
-): Promise<Reading> {
-	const records = new Map<number, IDataObject>();
-	const covered: Array<[number, number]> = [];
-	let lowest = Infinity;
-	// Without `downTo` nor `sentBy`, to the end of the list.
-	const end = downTo === undefined && sentBy === undefined;
-	let reachedId = downTo === undefined;
-	let reachedSent = sentBy === undefined;
-	let complete = false;
-	let met = true;
-	let stopped = false;
-	const covers = (id: number) => covered.some(([low, high]) => id >= low && id <= high);
-	await walkPages(
-		read,
-		(data, { last }) => {
-			const served = data.content as unknown[];
-			const content = served.filter(identified);
-			const first = covered.length === 0;
-			if (served.length === 0) {
-				// An empty first page covers the whole list; a later one nothing that is known.
-				if (first) covered.push([-Infinity, Infinity]);
-				else met = false;
-				return true;
-			}
-			// A page of records without ids covers nothing, and the reading is not complete.
-			if (content.length === 0) {
-				met = false;
-				return last;
-			}
-			const ids = content.map((record) => Number(record.id));
-			const ended = last || content.every((record) => !sentSince(record, windowStart));
-			// A page covers the ids from its lowest to its highest; the first one everything above,
-			// the last one everything below. Where two pages do not meet, the ids between are not.
-			covered.push([ended ? -Infinity : Math.min(...ids), first ? Infinity : Math.max(...ids)]);
-			for (const [i, id] of ids.entries()) if (!records.has(id)) records.set(id, content[i]);
-			if (!first && Math.max(...ids) < lowest) met = false;
-			lowest = Math.min(lowest, ...ids);
-			reachedId ||= lowest <= downTo!;
-			reachedSent ||= content.some((record) => sentAtOf(record) <= sentBy!);
-			complete = ended || (!end && reachedId && reachedSent);
-			stopped = !complete && met && enough !== undefined && enough(content);
-			return complete || stopped;
-		},
-		{
-			size: MAX_PAGE_SIZE,
-			next: ({ page, size }) => nextPage(page * size, overlap),
-			repeated,
-		},
-	);
-	return {
-		records: [...records.values()],
-		covers,
-		complete,
-		whole: met && (complete || records.size === 0),
-		enough: stopped,
-	};
+export async function readList({ read, repeated }: ListSource, readTo: ReadTo): Promise<Reading> {
+	const soFar = new ReadingSoFar(readTo);
+	const overlap = readTo.overlap ?? 0;
+	await walkPages(read, (data, { last }) => soFar.take(data, last), {
+		size: MAX_PAGE_SIZE,
+		next: ({ page, size }) => nextPage(page * size, overlap),
+		repeated,
+	});
+	return soFar.reading();
+}
+
+/** What a reading of `readList` has seen, page by page. */
+class ReadingSoFar {
+	private readonly records = new Map<number, IDataObject>();
+	/** The ids each page covered, from its lowest to its highest (see `Reading.covers`). */
+	private readonly covered: Array<[number, number]> = [];
+	private lowest = Infinity;
+	/** Without `downTo` nor `sentBy`, the reading goes to the end of the list. */
+	private readonly toTheEnd: boolean;
+	private reachedId: boolean;
+	private reachedSent: boolean;
+	private complete = false;
+	/** Whether every page met the one before (shared a record with it, or reached above it). */
+	private met = true;
+	/** Whether `enough` ended the reading. */
+	private stopped = false;
+
+	constructor(private readonly readTo: ReadTo) {
+		this.toTheEnd = readTo.downTo === undefined && readTo.sentBy === undefined;
+		this.reachedId = readTo.downTo === undefined;
+		this.reachedSent = readTo.sentBy === undefined;
+	}
+
+	/** Takes the next page; true when no later page is wanted. */
+	take(data: JsonObject, last: boolean): boolean {
+		const served = data.content as unknown[];
+		const content = served.filter(identified);
+		const first = this.covered.length === 0;
+		if (served.length === 0) {
+			// An empty first page covers the whole list; a later one nothing that is known.
+			if (first) this.covered.push([-Infinity, Infinity]);
+			else this.met = false;
+			return true;
+		}
+		// A page of records without ids covers nothing, and the reading is not complete.
+		if (content.length === 0) {
+			this.met = false;
+			return last;
+		}
+		const { downTo, sentBy, windowStart = -Infinity, enough } = this.readTo;
+		const ids = content.map((record) => Number(record.id));
+		const ended = last || content.every((record) => !sentSince(record, windowStart));
+		// A page covers the ids from its lowest to its highest; the first one everything above,
+		// the last one everything below. Where two pages do not meet, the ids between are not.
+		this.covered.push([ended ? -Infinity : Math.min(...ids), first ? Infinity : Math.max(...ids)]);
+		for (const [i, id] of ids.entries())
+			if (!this.records.has(id)) this.records.set(id, content[i]);
+		if (!first && Math.max(...ids) < this.lowest) this.met = false;
+		this.lowest = Math.min(this.lowest, ...ids);
+		this.reachedId ||= this.lowest <= downTo!;
+		this.reachedSent ||= content.some((record) => sentAtOf(record) <= sentBy!);
+		this.complete = ended || (!this.toTheEnd && this.reachedId && this.reachedSent);
+		this.stopped = !this.complete && this.met && enough !== undefined && enough(content);
+		return this.complete || this.stopped;
+	}
+
+	/** The reading, once the walk has ended. */
+	reading(): Reading {
+		const covered = this.covered;
+		return {
+			records: [...this.records.values()],
+			covers: (id) => covered.some(([low, high]) => id >= low && id <= high),
+			complete: this.complete,
+			whole: this.met && (this.complete || this.records.size === 0),
+			enough: this.stopped,
+		};
+	}
 }
