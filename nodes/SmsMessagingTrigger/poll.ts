@@ -8,10 +8,22 @@ import { repeatedPagesError } from '../shared/lists/list';
 import { CREDENTIAL_TYPE, RunProgress } from '../shared/requests/transport';
 import { IN_FLIGHT, KnownMessages, type Marks } from './state/knownMessages';
 import { readFirstPages } from './reading/firstPages';
-import { accountedToNewest, highestId, listedBelow, LISTING_LAG_MS, readLate } from './reading/everyStatus';
-import { InFlightLedger, ledgersFor, readOutcomesFirst } from './reading/inFlightLedger';
+import {
+	accountedToNewest,
+	highestId,
+	highestSentBy,
+	LISTING_LAG_MS,
+	readLate,
+} from './reading/everyStatus';
+import { InFlightCount, inFlightCounts, readOutcomesFirst } from './reading/inFlightCounts';
 import { readList, type ListReader, type Reading } from './reading/listReading';
-import { keepIds, withLease, type Remembered } from './state/pollState';
+import {
+	storedMarks,
+	storeIds,
+	storeMarks,
+	withLease,
+	type TriggerStaticData,
+} from './state/pollState';
 import { decodeIds } from './state/storedIds';
 import { readWatch, type Watch } from './watch';
 
@@ -55,8 +67,8 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 		return newest ? [[{ json: maskedSmsRecord(newest) }]] : null;
 	}
 
-	const remembered = this.getWorkflowStaticData('node') as Remembered;
-	return await withLease(remembered, async (renew, stillHeld) => {
+	const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
+	return await withLease(staticData, async (renew, stillHeld) => {
 		const repeated = repeatedPagesError(this.getNode(), 'the next poll reads it again');
 		const reader: ListReader = (query) => ({
 			read: async ({ page, size }) => {
@@ -65,7 +77,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 			},
 			repeated,
 		});
-		return await pollOnce(watch, reader, remembered, stillHeld);
+		return await pollOnce(watch, reader, staticData, stillHeld);
 	});
 }
 
@@ -88,28 +100,26 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 async function pollOnce(
 	watch: Watch,
 	listReader: ListReader,
-	remembered: Remembered,
+	staticData: TriggerStaticData,
 	stillHeld: () => boolean,
 ): Promise<INodeExecutionData[][] | null> {
 	const now = Date.now();
 	const today = utcDay(now);
 	const watched = new Set(watch.statuses);
 	const outcomes = watch.statuses.filter((status) => !IN_FLIGHT.includes(status));
-	const recording =
-		remembered.scope !== watch.scope ||
-		remembered.top === undefined ||
-		remembered.since === undefined;
-	const lastFull = remembered.fullReadingAt;
+	const storedMarksNow = staticData.scope === watch.scope ? storedMarks(staticData) : undefined;
+	const recording = storedMarksNow === undefined;
+	const lastFull = staticData.fullReadingAt;
 	// A recording reads the FAILED list too, and so does every poll until a reading of it was whole.
 	const full =
 		outcomes.length > 0 &&
 		(recording ||
-			remembered.failedUnread !== undefined ||
+			staticData.failedUnread !== undefined ||
 			lastFull === undefined ||
 			!(now - lastFull < watch.fullReadingMs && now >= lastFull));
 	// The first pages of the lists every poll reads (firstPages.ts): nothing new when as before.
 	const first = await readFirstPages(listReader);
-	const sameFirstPages = first.signature !== undefined && first.signature === remembered.signature;
+	const sameFirstPages = first.signature !== undefined && first.signature === staticData.signature;
 	const reader = first.reader;
 
 	/** The mark goes no higher than the newest message sent by then (LISTING_LAG_MS). */
@@ -119,25 +129,27 @@ async function pollOnce(
 	if (recording) {
 		// The newest messages, down to one sent a listing lag before the poll: the mark.
 		newest = await readList(reader({}), { sentBy: listedBy, windowStart: watch.startMs });
-		const top = listedBelow(newest.records, listedBy);
-		marks = { top, since: top };
+		const top = highestSentBy(newest.records, listedBy);
+		marks = { highWaterMark: top, baselineMark: top };
 	} else {
-		marks = { top: remembered.top!, since: remembered.since! };
+		marks = storedMarksNow!;
 	}
 	// A state kept before `lookedAt` counts every message up to its `top` as looked at.
-	const lookedAtAbove = recording ? marks.top : (remembered.lookedAtAbove ?? marks.top);
-	const lookedAt = recording ? new Map<number, string>() : decodeIds(remembered.lookedAt);
+	const lookedAtAbove = recording
+		? marks.highWaterMark
+		: (staticData.lookedAtAbove ?? marks.highWaterMark);
+	const lookedAt = recording ? new Map<number, string>() : decodeIds(staticData.lookedAt);
 	const lookedAtBefore = new Set(lookedAt.keys());
-	const known = new KnownMessages(
-		recording ? {} : remembered,
+	const known = new KnownMessages({
+		stored: recording ? {} : staticData,
 		watched,
 		marks,
-		watch.startDay,
-		recording,
-		recording ? outcomes.length > 0 : remembered.failedUnread !== undefined,
-		{ above: lookedAtAbove, ids: lookedAt },
-	);
-	const absent = recording ? new Map<number, string>() : decodeIds(remembered.absent);
+		startDay: watch.startDay,
+		baseline: recording,
+		failedListUnread: recording ? outcomes.length > 0 : staticData.failedUnread !== undefined,
+		lookedAt: { above: lookedAtAbove, ids: lookedAt },
+	});
+	const absent = recording ? new Map<number, string>() : decodeIds(staticData.absent);
 
 	const found: IDataObject[] = [];
 	/**
@@ -152,11 +164,11 @@ async function pollOnce(
 		if (day < watch.startDay) return;
 		const message = (failedBefore ? undefined : known.get(id)) ?? {
 			status,
-			seen: new Set<string>(),
+			emittedIn: new Set<string>(),
 			day,
 		};
-		if (watched.has(status) && !message.seen.has(status)) {
-			message.seen.add(status);
+		if (watched.has(status) && !message.emittedIn.has(status)) {
+			message.emittedIn.add(status);
 			if (!recording && !failedBefore) found.push(record);
 		}
 		known.set(id, { ...message, status, day });
@@ -165,7 +177,7 @@ async function pollOnce(
 
 	// At a recording, the messages above the mark are followed from their status now.
 	for (const record of newest?.records ?? []) {
-		if (Number(record.id) > marks.top) observe(record, String(record.status));
+		if (Number(record.id) > marks.highWaterMark) observe(record, String(record.status));
 	}
 
 	// The in-flight lists, in the order a message goes through them: one that moves on while they
@@ -173,17 +185,17 @@ async function pollOnce(
 	const lastSeenIn = new Map(known.inFlight().map(([id, message]) => [id, message.status]));
 	const seenInFlight = new Set<number>();
 	const inWindow = (record: IDataObject) => sentDayOf(record, today) >= watch.startDay;
-	const beforeWindow = { ...remembered.beforeWindow };
+	const beforeWindow = { ...staticData.beforeWindow };
 	// Each in-flight list's count, accounted for by the pages read from its top (InFlightLedger).
 	const ledgers =
 		recording || full
-			? new Map<string, InFlightLedger>()
-			: ledgersFor(first, remembered.beforeWindow, lastSeenIn, inWindow);
+			? new Map<string, InFlightCount>()
+			: inFlightCounts(first, staticData.beforeWindow, lastSeenIn, inWindow);
 	// Nothing moved, nothing new: the first pages are as at the last clean poll, and account for the
 	// messages followed in flight (a first page that answers empty while some are followed is not
 	// taken for nothing new, were it twice the same).
 	const quiet =
-		sameFirstPages && IN_FLIGHT.every((status) => ledgers.get(status)?.balanced === true);
+		sameFirstPages && IN_FLIGHT.every((status) => ledgers.get(status)?.accountedFor === true);
 	if (quiet) return null;
 	/** Followed messages an outcome list showed: where they went is known. */
 	const seenElsewhere = new Set<number>();
@@ -191,7 +203,7 @@ async function pollOnce(
 		const id = Number(record.id);
 		const last = lastSeenIn.get(id);
 		if (last === undefined || seenElsewhere.has(id)) return false;
-		ledgers.get(last)?.left(id);
+		ledgers.get(last)?.leftList(id);
 		seenElsewhere.add(id);
 		observe(record, status);
 		return true;
@@ -200,7 +212,7 @@ async function pollOnce(
 		const reading = await readList(reader({ status }), {
 			overlap: IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
-			enough: ledgers.has(status) ? (page) => ledgers.get(status)!.page(page) : undefined,
+			enough: ledgers.has(status) ? (page) => ledgers.get(status)!.addPage(page) : undefined,
 		});
 		for (const record of reading.records) {
 			observe(record, status);
@@ -246,25 +258,25 @@ async function pollOnce(
 		// until a reading was whole, each message a later one finds that is not known failed before
 		// the recording.
 		const reading = await readList(reader({ status: 'FAILED' }), {
-			overlap: known.failedKnown ? 0 : IN_FLIGHT_OVERLAP,
+			overlap: known.failedListKnown ? 0 : IN_FLIGHT_OVERLAP,
 			windowStart: watch.startMs,
 		});
 		const inList = new Set<number>();
 		for (const record of reading.records) {
-			observe(record, 'FAILED', known.unknown(Number(record.id)));
+			observe(record, 'FAILED', known.outcomeUnknownAtBaseline(Number(record.id)));
 			inList.add(Number(record.id));
 		}
 		// One empty answer proves nothing (a lagging replica answers an empty 200): the failed
 		// messages are learnt from a whole reading that found some, or that two polls in a row found
 		// empty; until then every poll reads the list again.
 		const empty = reading.whole && reading.records.length === 0;
-		const emptyBefore = !recording && remembered.failedUnread === 'empty once';
-		if (reading.whole && (!empty || emptyBefore)) known.failedRead();
-		failedAgain = !known.failedKnown;
+		const emptyBefore = !recording && staticData.failedUnread === 'empty once';
+		if (reading.whole && (!empty || emptyBefore)) known.failedListReadWhole();
+		failedAgain = !known.failedListKnown;
 		failedEmpty = failedAgain && empty;
 		// Last seen FAILED and no longer in the list: sent again, and the list of every status says
 		// where it is now. It is followed until a reading sees it.
-		for (const [id, message] of reading.complete ? known.failed() : []) {
+		for (const [id, message] of reading.complete ? known.lastSeenFailed() : []) {
 			if (inList.has(id) || !reading.covers(id)) continue;
 			known.set(id, { ...message, status: 'SENT' });
 			missing.add(id);
@@ -274,12 +286,12 @@ async function pollOnce(
 	// The list of every status down to the newest message already looked at, and to the oldest
 	// followed message still unaccounted for: it gives each message's status, and it does not
 	// shift while it is read (new messages only push it down, so a page may repeat a record).
-	let top = marks.top;
+	let top = marks.highWaterMark;
 	let everyListComplete = inFlightReadings.every((reading) => reading.whole || reading.enough);
 	const listed = first.total({});
 	const newestAtStart = Number(first.content({})[0]?.id ?? 0);
-	let newestSeen = remembered.newest ?? marks.top;
-	let listedToTop = remembered.listedToTop;
+	let newestSeen = staticData.newest ?? marks.highWaterMark;
+	let listedToTop = staticData.listedToTop;
 	/** What the list of every status holds up to the mark, from a reading that reached it. */
 	const countToTop = (records: IDataObject[], mark: number) =>
 		listed === undefined
@@ -289,13 +301,13 @@ async function pollOnce(
 					.length;
 	if (recording) {
 		const complete = newest?.complete === true;
-		listedToTop = complete ? countToTop(newest!.records, marks.top) : undefined;
-		newestSeen = highestId(newest?.records ?? [], marks.top);
+		listedToTop = complete ? countToTop(newest!.records, marks.highWaterMark) : undefined;
+		newestSeen = highestId(newest?.records ?? [], marks.highWaterMark);
 	}
 	/** Messages listed late below the mark that this poll did not find. */
 	let stillLate = 0;
 	if (!recording) {
-		let downTo = marks.top + 1;
+		let downTo = marks.highWaterMark + 1;
 		for (const id of missing) downTo = Math.min(downTo, id);
 		const reading = await readList(reader({}), {
 			downTo,
@@ -306,7 +318,7 @@ async function pollOnce(
 					: accountedToNewest(
 							listed,
 							listedToTop,
-							known.aboveTop(newestSeen),
+							known.followedAboveMark(newestSeen),
 							newestSeen,
 							newestAtStart,
 						),
@@ -319,14 +331,16 @@ async function pollOnce(
 		for (const record of reading.records) {
 			const id = Number(record.id);
 			inList.add(id);
-			if (id > marks.top || known.follows(id)) observe(record, String(record.status));
+			if (id > marks.highWaterMark || known.isFollowedInFlight(id))
+				observe(record, String(record.status));
 		}
 		// Every message up to the mark it gives has been looked at and is listed, unless it stopped
 		// short; those above it stay followed, whatever their status, until the mark passes them.
 		if (reading.complete) {
 			// More records up to the mark than at the last reading that reached it: messages listed
 			// late below it, read down to them (and emitted as new).
-			const lateBelow = (countToTop(reading.records, marks.top) ?? 0) - (listedToTop ?? Infinity);
+			const lateBelow =
+				(countToTop(reading.records, marks.highWaterMark) ?? 0) - (listedToTop ?? Infinity);
 			// Those not found yet are looked for again by the next poll.
 			if (lateBelow > 0) {
 				// Up to the mark, and no poll before this one looked at it (this one may have, in
@@ -335,14 +349,15 @@ async function pollOnce(
 					count: lateBelow,
 					downTo: lookedAtAbove + 1,
 					windowStart: watch.startMs,
-					isLate: (id) => id <= marks.top && id > lookedAtAbove && !lookedAtBefore.has(id),
+					isLate: (id) =>
+						id <= marks.highWaterMark && id > lookedAtAbove && !lookedAtBefore.has(id),
 				});
 				for (const record of late) {
 					if (known.get(Number(record.id)) === undefined) observe(record, String(record.status));
 				}
 				stillLate = left;
 			}
-			top = Math.max(top, listedBelow(reading.records, listedBy));
+			top = Math.max(top, highestSentBy(reading.records, listedBy));
 			listedToTop = countToTop(reading.records, top);
 			if (listedToTop !== undefined) listedToTop -= stillLate;
 		}
@@ -350,12 +365,13 @@ async function pollOnce(
 		// no longer matching the filters) is no longer followed, as if it had been delivered.
 		for (const id of missing) {
 			if (inList.has(id)) absent.delete(id);
-			else if (!reading.complete || !reading.covers(id) || !known.follows(id)) continue;
+			else if (!reading.complete || !reading.covers(id) || !known.isFollowedInFlight(id)) continue;
 			else if (!absent.delete(id)) absent.set(id, known.get(id)!.day);
 			else known.set(id, { ...known.get(id)!, status: 'DELIVERED' });
 		}
 	}
-	for (const id of absent.keys()) if (seenInFlight.has(id) || !known.follows(id)) absent.delete(id);
+	for (const id of absent.keys())
+		if (seenInFlight.has(id) || !known.isFollowedInFlight(id)) absent.delete(id);
 
 	// A poll that held the trigger too long (LEASE_MS) and was taken over leaves the state to the
 	// poll that took over, and emits nothing: that poll reads again what this one read.
@@ -367,30 +383,29 @@ async function pollOnce(
 	const newestRead = newest && (newest.complete || newest.records.length === 0);
 	if (recording && !(inFlightReadings.every((reading) => reading.whole) && newestRead)) return null;
 	// Written only once every list was read: a failed poll leaves the last state for the next one.
-	marks.top = top;
+	marks.highWaterMark = top;
 	const stored = known.store();
-	remembered.scope = watch.scope;
-	remembered.top = marks.top;
-	remembered.since = marks.since;
-	remembered.followed = stored.followed;
-	remembered.beforeWindow = beforeWindow;
-	remembered.newest = newestSeen;
-	remembered.lookedAtAbove = lookedAtAbove;
-	for (const id of lookedAt.keys()) if (id > marks.top) lookedAt.delete(id);
-	keepIds(remembered, 'lookedAt', lookedAt, watch.startDay);
-	remembered.listedToTop = listedToTop;
-	remembered.settled = stored.settled;
-	keepIds(remembered, 'absent', absent, watch.startDay);
-	if (full && !failedAgain) remembered.fullReadingAt = now;
-	else if (recording) delete remembered.fullReadingAt;
+	staticData.scope = watch.scope;
+	storeMarks(staticData, marks);
+	staticData.followed = stored.followed;
+	staticData.beforeWindow = beforeWindow;
+	staticData.newest = newestSeen;
+	staticData.lookedAtAbove = lookedAtAbove;
+	for (const id of lookedAt.keys()) if (id > marks.highWaterMark) lookedAt.delete(id);
+	storeIds(staticData, 'lookedAt', lookedAt, watch.startDay);
+	staticData.listedToTop = listedToTop;
+	staticData.settled = stored.settled;
+	storeIds(staticData, 'absent', absent, watch.startDay);
+	if (full && !failedAgain) staticData.fullReadingAt = now;
+	else if (recording) delete staticData.fullReadingAt;
 	// The next poll with the same first pages has nothing to read, unless this one left a message
 	// to look for again.
-	const lookedForAgain = stillLate > 0 || [...missing].some((id) => known.follows(id));
+	const lookedForAgain = stillLate > 0 || [...missing].some((id) => known.isFollowedInFlight(id));
 	if (everyListComplete && !lookedForAgain && !askedAgain && first.signature !== undefined) {
-		remembered.signature = first.signature;
-	} else delete remembered.signature;
-	if (known.failedKnown) delete remembered.failedUnread;
-	else remembered.failedUnread = failedEmpty ? 'empty once' : true;
+		staticData.signature = first.signature;
+	} else delete staticData.signature;
+	if (known.failedListKnown) delete staticData.failedUnread;
+	else staticData.failedUnread = failedEmpty ? 'empty once' : true;
 
 	if (found.length === 0) return null;
 	// Oldest message first; the sort is stable, so one message's statuses keep their order.

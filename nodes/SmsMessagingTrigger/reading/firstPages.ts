@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import { identified, type ListReader } from './listReading';
+import { hasId, type ListReader } from './listReading';
 
 /** The lists every poll reads from their first page: the in-flight lists, then every status. */
 const FIRST_LISTS: IDataObject[] = [{ status: 'PENDING' }, { status: 'SENT' }, {}];
@@ -52,7 +52,7 @@ export async function readFirstPages(reader: ListReader): Promise<FirstPages> {
 		const data = await reader(query).read({ page: 1, size: MAX_PAGE_SIZE });
 		asked.set(JSON.stringify(query), data);
 		totals.set(JSON.stringify(query), totalOf(data));
-		contents.set(JSON.stringify(query), (data.content as unknown[]).filter(identified));
+		contents.set(JSON.stringify(query), (data.content as unknown[]).filter(hasId));
 		words.push(pageSignature(data));
 	}
 	return {

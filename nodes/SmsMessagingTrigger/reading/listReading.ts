@@ -13,7 +13,7 @@ export const sentAtOf = (record: IDataObject): number => apiTime(record.sentAt);
  * Whether a record of the list has an id the trigger can follow it by (a whole number above 0); one
  * without (null, or a broken id) is passed over: it could neither be followed nor emitted once.
  */
-export function identified(record: unknown): record is IDataObject {
+export function hasId(record: unknown): record is IDataObject {
 	if (record === null || typeof record !== 'object') return false;
 	const id = Number((record as IDataObject).id);
 	return Number.isSafeInteger(id) && id > 0;
@@ -63,7 +63,7 @@ export interface Reading {
 }
 
 /** A list to read: its pages, and the error when they repeat earlier ones (pageWalker.ts). */
-export interface ListSource {
+interface ListSource {
 	read: PageRead;
 	repeated: (at: PageAt) => Error;
 }
@@ -134,7 +134,7 @@ class ReadingSoFar {
 	/** Takes the next page; true when no later page is wanted. */
 	take(data: JsonObject, last: boolean): boolean {
 		const served = data.content as unknown[];
-		const content = served.filter(identified);
+		const content = served.filter(hasId);
 		const first = this.covered.length === 0;
 		if (served.length === 0) {
 			// An empty first page covers the whole list; a later one nothing that is known.

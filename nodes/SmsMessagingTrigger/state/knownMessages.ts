@@ -7,13 +7,19 @@ export const IN_FLIGHT = ['PENDING', 'SENT'];
 /** The statuses a message ends in. */
 const OUTCOMES = ['DELIVERED', 'FAILED'];
 
-const LETTERS: Record<string, string> = { PENDING: 'P', SENT: 'S', DELIVERED: 'D', FAILED: 'F' };
-const STATUS_OF = Object.fromEntries(Object.entries(LETTERS).map(([status, l]) => [l, status]));
+/** Each status by its initial, as the keys of the static data write it. */
+const INITIALS: Record<string, string> = { PENDING: 'P', SENT: 'S', DELIVERED: 'D', FAILED: 'F' };
+const STATUS_OF_INITIAL = Object.fromEntries(
+	Object.entries(INITIALS).map(([status, initial]) => [initial, status]),
+);
 
-/** One message: the status it was last seen in, the statuses it was emitted (or recorded) in. */
-export interface Known {
+/**
+ * One message: the status it was last seen in, and the statuses it was emitted in (at the
+ * baseline poll: taken as emitted, so that they are not emitted later).
+ */
+interface KnownMessage {
 	status: string;
-	seen: Set<string>;
+	emittedIn: Set<string>;
 	/** The UTC day it was sent: it is forgotten when that day leaves the window. */
 	day: string;
 }
@@ -25,157 +31,191 @@ export interface Known {
  */
 export type StoredMessages = Record<string, StoredIds>;
 
-/** The high-water marks: every message up to `top` was looked at; `since` is `top` at the last recording. */
+/**
+ * The high-water marks (ids): every message up to `highWaterMark` was looked at (except those the
+ * API listed late, see KnownMessages.get); `baselineMark` is the high-water mark of the baseline
+ * poll. In the static data they are `top` and `since` (pollState.ts).
+ */
 export interface Marks {
-	top: number;
-	since: number;
+	highWaterMark: number;
+	baselineMark: number;
 }
 
-function decode(stored: StoredMessages | undefined, into: Map<number, Known>) {
+function decodeMessages(stored: StoredMessages | undefined, into: Map<number, KnownMessage>) {
 	for (const [key, ids] of Object.entries(stored ?? {})) {
-		const [status, letters = ''] = key.split('/');
-		for (const [id, day] of decodeIds(ids)) {
-			into.set(id, { status, seen: new Set([...letters].map((l) => STATUS_OF[l])), day });
-		}
+		const [status, initials = ''] = key.split('/');
+		const emittedIn = () => new Set([...initials].map((initial) => STATUS_OF_INITIAL[initial]));
+		for (const [id, day] of decodeIds(ids)) into.set(id, { status, emittedIn: emittedIn(), day });
 	}
 }
 
+/** What KnownMessages starts from. */
+interface KnownMessagesOptions {
+	/** The static data's messages (none at the baseline poll). */
+	stored: { followed?: StoredMessages; settled?: StoredMessages };
+	watched: Set<string>;
+	/** Shared with the poll, which raises the high-water mark before `store`. */
+	marks: Marks;
+	/** The first UTC day of the window. */
+	startDay: string;
+	/** The baseline poll: nothing is known yet, the rule gives nothing. */
+	baseline: boolean;
+	/** The FAILED list was not read whole since the baseline poll. */
+	failedListUnread: boolean;
+	/**
+	 * The messages up to the high-water mark that a poll looked at: every id up to `above`, and
+	 * `ids` above it (the poll adds those it looks at). One the API listed late, below the mark, is
+	 * not among them: it is not known (`get`).
+	 */
+	lookedAt: { above: number; ids: Ids };
+}
+
 /**
- * Every message of the window, though few are stored. A message up to `top` that is not stored
- * was last seen in an outcome status other than FAILED (DELIVERED, or left flight while no
- * outcome status was watched), and was emitted in DELIVERED, and also in PENDING and SENT when it
- * was first looked at after the last recording (above `since`): the rule, `byDefault`. Stored are
- * the messages followed (last seen in flight, or above `top`) and the exceptions: the messages
- * last seen FAILED, and those emitted in other statuses than the rule says.
+ * Every message of the window, though few are stored. A message up to the high-water mark that
+ * is not stored was last seen in an outcome status other than FAILED (DELIVERED, or left flight
+ * while no outcome status was watched), and was emitted in DELIVERED, and also in PENDING and SENT
+ * when it was first looked at after the baseline poll (above `baselineMark`): the rule,
+ * `emittedByDefault`. Stored are the messages followed (last seen in flight, or above the mark)
+ * and the exceptions (stored as `settled`): the messages last seen FAILED, and those emitted in
+ * other statuses than the rule says.
  *
  * The followed messages are read from the static data at every poll; the exceptions only when a
  * poll needs them (a full reading, a message seen in flight again), so that a poll's own work
  * grows with the messages in flight and the changes, not with the window.
  *
- * A recording reads the FAILED list; until a reading of it was whole and conclusive (`unsure`: an
- * empty answer counts only at two polls in a row), a message up to `since` that is not stored
- * (`unknown`) was DELIVERED or FAILED at the recording, which is not known. The FAILED ones a
- * later reading meets are then stored as the recording would have stored them; one seen in
- * flight before (sent again under its id) is taken as emitted in both outcome statuses; and every
- * message up to `since` that a poll looked at is stored, so that it is never taken for unknown.
+ * The baseline poll reads the FAILED list; until a reading of it was whole and conclusive
+ * (`failedListUnread`: an empty answer counts only at two polls in a row), a message up to
+ * `baselineMark` that is not stored was DELIVERED or FAILED at the baseline, which is not known
+ * (`outcomeUnknownAtBaseline`). The FAILED ones a later reading meets are then stored as the
+ * baseline poll would have stored them; one seen in flight before (sent again under its id) is
+ * taken as emitted in both outcome statuses; and every message up to `baselineMark` that a poll
+ * looked at is stored, so that its outcome is never taken for unknown.
  */
 export class KnownMessages {
-	private readonly followed = new Map<number, Known>();
-	private exceptions?: Map<number, Known>;
+	private readonly followed = new Map<number, KnownMessage>();
+	/** The exceptions, once read from the static data (`loadExceptions`). */
+	private exceptions?: Map<number, KnownMessage>;
+	private readonly stored: KnownMessagesOptions['stored'];
+	private readonly watched: Set<string>;
+	private readonly marks: Marks;
+	private readonly startDay: string;
+	private readonly baseline: boolean;
+	private failedListUnread: boolean;
+	private readonly lookedAt: KnownMessagesOptions['lookedAt'];
 
-	constructor(
-		private readonly stored: { followed?: StoredMessages; settled?: StoredMessages },
-		private readonly watched: Set<string>,
-		private readonly marks: Marks,
-		private readonly startDay: string,
-		/** A recording: nothing is known yet, the rule gives nothing. */
-		private readonly fresh = false,
-		/** The FAILED list was not read whole since the recording. */
-		private unsure = false,
-		/**
-		 * The messages up to `top` that a poll looked at: every id up to `above`, and `ids` above it.
-		 * One the API listed late, below `top`, is not among them: it is not known (`get`).
-		 */
-		private readonly lookedAt?: { above: number; ids: Ids },
-	) {
-		decode(stored.followed, this.followed);
-		for (const [id, known] of this.followed) if (known.day < startDay) this.followed.delete(id);
+	constructor(options: KnownMessagesOptions) {
+		this.stored = options.stored;
+		this.watched = options.watched;
+		this.marks = options.marks;
+		this.startDay = options.startDay;
+		this.baseline = options.baseline;
+		this.failedListUnread = options.failedListUnread;
+		this.lookedAt = options.lookedAt;
+		decodeMessages(this.stored.followed, this.followed);
+		for (const [id, known] of this.followed) {
+			if (known.day < this.startDay) this.followed.delete(id);
+		}
 	}
 
-	private settled(): Map<number, Known> {
+	private loadExceptions(): Map<number, KnownMessage> {
 		if (!this.exceptions) {
 			this.exceptions = new Map();
-			decode(this.stored.settled, this.exceptions);
+			decodeMessages(this.stored.settled, this.exceptions);
 		}
 		return this.exceptions;
 	}
 
-	/** What the rule gives a message up to `top` that is not stored. */
-	private byDefault(id: number): Set<string> {
-		const seen = ['DELIVERED', ...(id > this.marks.since ? IN_FLIGHT : [])];
-		return new Set(seen.filter((status) => this.watched.has(status)));
+	/** The statuses the rule takes a message up to the high-water mark, not stored, emitted in. */
+	private emittedByDefault(id: number): Set<string> {
+		const emitted = ['DELIVERED', ...(id > this.marks.baselineMark ? IN_FLIGHT : [])];
+		return new Set(emitted.filter((status) => this.watched.has(status)));
 	}
 
 	/**
-	 * What is known of a message; undefined when it was never looked at (above `top`, or listed
-	 * late below it).
+	 * What is known of a message; undefined when it was never looked at (above the high-water mark,
+	 * or listed late below it).
 	 */
-	get(id: number): Known | undefined {
+	get(id: number): KnownMessage | undefined {
 		const known = this.followed.get(id) ?? this.exceptions?.get(id);
-		if (known || id > this.marks.top || this.fresh) return known;
-		if (this.lookedAt && id > this.lookedAt.above && !this.lookedAt.ids.has(id)) return undefined;
-		const seen = this.unknown(id)
+		if (known || id > this.marks.highWaterMark || this.baseline) return known;
+		if (id > this.lookedAt.above && !this.lookedAt.ids.has(id)) return undefined;
+		const emittedIn = this.outcomeUnknownAtBaseline(id)
 			? new Set(OUTCOMES.filter((status) => this.watched.has(status)))
-			: this.byDefault(id);
-		return this.settled().get(id) ?? { status: 'DELIVERED', seen, day: '' };
+			: this.emittedByDefault(id);
+		return this.loadExceptions().get(id) ?? { status: 'DELIVERED', emittedIn, day: '' };
 	}
 
 	/**
-	 * Whether it is not known if a message was DELIVERED or FAILED at the recording: it is up to
-	 * `since`, not stored, and no reading of the FAILED list since the recording was whole.
+	 * Whether it is not known if a message was DELIVERED or FAILED at the baseline poll: it is up
+	 * to `baselineMark`, not stored, and no reading of the FAILED list since the baseline was whole.
 	 */
-	unknown(id: number): boolean {
-		if (!this.unsure || this.fresh || id > this.marks.since || this.followed.has(id)) return false;
-		return !this.settled().has(id);
+	outcomeUnknownAtBaseline(id: number): boolean {
+		if (!this.failedListUnread || this.baseline) return false;
+		if (id > this.marks.baselineMark || this.followed.has(id)) return false;
+		return !this.loadExceptions().has(id);
 	}
 
-	/** Whether the FAILED list was read whole since the recording (see `unknown`). */
-	get failedKnown(): boolean {
-		return !this.unsure;
+	/** Whether the FAILED list was read whole since the baseline poll (see `failedListUnread`). */
+	get failedListKnown(): boolean {
+		return !this.failedListUnread;
 	}
 
-	/** A whole reading of the FAILED list: every message up to `since` not stored was DELIVERED. */
-	failedRead(): void {
-		this.unsure = false;
+	/** A whole reading of the FAILED list: every message up to `baselineMark` not stored was DELIVERED. */
+	failedListReadWhole(): void {
+		this.failedListUnread = false;
 	}
 
-	set(id: number, known: Known): void {
+	set(id: number, known: KnownMessage): void {
 		this.exceptions?.delete(id);
 		this.followed.delete(id);
-		if (IN_FLIGHT.includes(known.status) || id > this.marks.top) this.followed.set(id, known);
-		else this.settled().set(id, known);
+		const followed = IN_FLIGHT.includes(known.status) || id > this.marks.highWaterMark;
+		if (followed) this.followed.set(id, known);
+		else this.loadExceptions().set(id, known);
 	}
 
 	/** Whether a message is followed in flight (last seen PENDING or SENT). */
-	follows(id: number): boolean {
+	isFollowedInFlight(id: number): boolean {
 		return IN_FLIGHT.includes(this.followed.get(id)?.status ?? '');
 	}
 
-	/** How many messages are followed above `top` up to `upTo`, whatever their status. */
-	aboveTop(upTo: number): number {
+	/** How many messages are followed above the high-water mark up to `upTo`, whatever their status. */
+	followedAboveMark(upTo: number): number {
 		let count = 0;
-		for (const id of this.followed.keys()) if (id > this.marks.top && id <= upTo) count++;
+		for (const id of this.followed.keys()) {
+			if (id > this.marks.highWaterMark && id <= upTo) count++;
+		}
 		return count;
 	}
 
 	/** The messages followed in flight. */
-	inFlight(): Array<[number, Known]> {
+	inFlight(): Array<[number, KnownMessage]> {
 		return [...this.followed].filter(([, known]) => IN_FLIGHT.includes(known.status));
 	}
 
 	/** The messages of the window last seen FAILED (the exceptions are read for it). */
-	failed(): Array<[number, Known]> {
-		return [...this.followed, ...this.settled()].filter(
+	lastSeenFailed(): Array<[number, KnownMessage]> {
+		return [...this.followed, ...this.loadExceptions()].filter(
 			([, known]) => known.status === 'FAILED' && known.day >= this.startDay,
 		);
 	}
 
 	/**
-	 * What goes into the static data once `top` is `marks.top`: the messages sent in the window,
-	 * except those the rule gives. Exceptions that this poll did not read are kept as they were.
+	 * What goes into the static data once the high-water mark is `marks.highWaterMark`: the
+	 * messages sent in the window, except those the rule gives. Exceptions that this poll did not
+	 * read are kept as they were.
 	 */
 	store(): { followed: StoredMessages; settled: StoredMessages } {
 		const followed = new Map<string, Map<number, string>>();
 		const settled = new Map<string, Map<number, string>>();
-		const add = (id: number, known: Known) => {
-			const seen = [...known.seen].filter((status) => this.watched.has(status));
-			const open = IN_FLIGHT.includes(known.status) || id > this.marks.top;
-			if (!open && known.status === 'DELIVERED' && this.isDefault(id, seen)) return;
-			const key = `${known.status}/${seen
-				.map((status) => LETTERS[status])
+		const add = (id: number, known: KnownMessage) => {
+			const emittedIn = [...known.emittedIn].filter((status) => this.watched.has(status));
+			const isFollowed = IN_FLIGHT.includes(known.status) || id > this.marks.highWaterMark;
+			if (!isFollowed && known.status === 'DELIVERED' && this.needsNoEntry(id, emittedIn)) return;
+			const key = `${known.status}/${emittedIn
+				.map((status) => INITIALS[status])
 				.sort()
 				.join('')}`;
-			const group = open ? followed : settled;
+			const group = isFollowed ? followed : settled;
 			const ids = group.get(key) ?? new Map<number, string>();
 			ids.set(id, known.day);
 			group.set(key, ids);
@@ -190,7 +230,7 @@ export class KnownMessages {
 			);
 		return {
 			followed: encoded(followed),
-			settled: this.exceptions ? encoded(settled) : this.withUnread(settled),
+			settled: this.exceptions ? encoded(settled) : this.withUnreadExceptions(settled),
 		};
 	}
 
@@ -199,15 +239,16 @@ export class KnownMessages {
 	 * (when watched) and in nothing the rule does not give. One the polls never saw in a watched
 	 * in-flight status (delivered between two polls) needs none either, so that the static data
 	 * stays small whatever is watched: were it ever sent again under the same id, that status would
-	 * not be emitted (docs/trigger.md). While the FAILED list is unread since the recording, none up
-	 * to `since` is: it would be taken for one not known.
+	 * not be emitted (docs/trigger.md). While the FAILED list is unread since the baseline poll,
+	 * every message up to `baselineMark` needs one: without it, its outcome would be taken for
+	 * unknown.
 	 */
-	private isDefault(id: number, seen: string[]): boolean {
-		if (this.unsure && id <= this.marks.since) return false;
-		const byDefault = this.byDefault(id);
+	private needsNoEntry(id: number, emittedIn: string[]): boolean {
+		if (this.failedListUnread && id <= this.marks.baselineMark) return false;
+		const byDefault = this.emittedByDefault(id);
 		return (
-			seen.every((status) => byDefault.has(status)) &&
-			(!this.watched.has('DELIVERED') || seen.includes('DELIVERED'))
+			emittedIn.every((status) => byDefault.has(status)) &&
+			(!this.watched.has('DELIVERED') || emittedIn.includes('DELIVERED'))
 		);
 	}
 
@@ -215,7 +256,7 @@ export class KnownMessages {
 	 * The stored exceptions this poll did not read, without the days that left the window, and the
 	 * messages it settled added to them: only the days those were sent on are decoded again.
 	 */
-	private withUnread(settled: Map<string, Map<number, string>>): StoredMessages {
+	private withUnreadExceptions(settled: Map<string, Map<number, string>>): StoredMessages {
 		const kept: StoredMessages = {};
 		for (const [key, ids] of Object.entries(this.stored.settled ?? {})) {
 			const days = Object.entries(ids).filter(([day]) => day >= this.startDay);

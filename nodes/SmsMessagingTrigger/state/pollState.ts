@@ -1,5 +1,5 @@
 // What the trigger keeps in the workflow's static data between polls, and the lease of a poll.
-import type { StoredMessages } from './knownMessages';
+import type { Marks, StoredMessages } from './knownMessages';
 import { encodeIds, type Ids, type StoredIds } from './storedIds';
 
 const MINUTE_MS = 60_000;
@@ -8,7 +8,7 @@ const MINUTE_MS = 60_000;
  * How long a poll holds the trigger after its last request: a poll that n8n starts meanwhile is
  * skipped; one that hangs or dies without letting go holds it no longer than this.
  */
-export const LEASE_MS = 10 * MINUTE_MS;
+const LEASE_MS = 10 * MINUTE_MS;
 
 /** What the trigger keeps in the workflow's static data about n8n's polls (besides its ids). */
 interface PollSession {
@@ -43,20 +43,23 @@ export async function withLease<T>(
 }
 
 /**
- * What the trigger remembers between polls, in the workflow's static data: small whatever the
- * window (docs/trigger.md). Messages are kept by the day they were sent and forgotten when that
- * day leaves the window; a followed message also when a reading sees it in an outcome status, or
- * when two complete readings of the list below its id do not show it.
+ * What the trigger keeps between polls, in the workflow's static data: small whatever the window
+ * (docs/trigger.md). Its keys are stored in saved workflows and must not change; `top` and `since`
+ * are read and written only through `storedMarks` and `storeMarks`. Messages are kept by the day
+ * they were sent and forgotten when that day leaves the window; a followed message also when a
+ * reading sees it in an outcome status, or when two complete readings of the list below its id do
+ * not show it.
  */
-export interface Remembered extends PollSession {
-	/** What was watched (statuses, filters, Lookback Days) when this was recorded. */
+export interface TriggerStaticData extends PollSession {
+	/** What was watched (Watch.scope: statuses, filters, Lookback Days) at the baseline poll. */
 	scope?: string;
 	/**
-	 * Every message up to this id has been looked at in the list of every status, and the API lists
-	 * no more of them (LISTING_LAG_MS).
+	 * The high-water mark (Marks.highWaterMark): every message up to this id has been looked at in
+	 * the list of every status, and the API lists no more of them (LISTING_LAG_MS), except the
+	 * ones listed late (`lookedAt`).
 	 */
 	top?: number;
-	/** `top` at the poll that recorded (the first one for this scope). */
+	/** The high-water mark of the baseline poll (Marks.baselineMark). */
 	since?: number;
 	/** The messages followed: in flight at the last poll, or above `top` whatever their status. */
 	followed?: StoredMessages;
@@ -64,12 +67,16 @@ export interface Remembered extends PollSession {
 	settled?: StoredMessages;
 	/** Followed messages a complete reading below their id did not show, once. */
 	absent?: StoredIds;
-	/** When the last full reading started (ms since the epoch); at a recording, when it recorded. */
+	/**
+	 * When the last full reading that read the FAILED list conclusively started (ms since the
+	 * epoch); the baseline poll is a full reading when an outcome status is watched.
+	 */
 	fullReadingAt?: number;
 	/**
-	 * No reading of the FAILED list since the recording was whole and conclusive (an empty answer
-	 * counts only when two polls in a row get it): a message up to `since` that is not stored was
-	 * DELIVERED or FAILED then (KnownMessages). `'empty once'`: the last poll read it whole and empty.
+	 * No reading of the FAILED list since the baseline poll was whole and conclusive (an empty
+	 * answer counts only when two polls in a row get it): a message up to `since` that is not
+	 * stored was DELIVERED or FAILED then (KnownMessages). `'empty once'`: the last poll read it
+	 * whole and empty.
 	 */
 	failedUnread?: true | 'empty once';
 	/** What the first pages said at the start of the last clean poll (firstPages.ts). */
@@ -89,22 +96,35 @@ export interface Remembered extends PollSession {
 	 */
 	listedToTop?: number;
 	/**
-	 * The messages up to `top` that a poll looked at: every id up to `lookedAtAbove` (`top` at the
-	 * recording), and these ids above it, by sent day. One the API listed later, below `top`, is
-	 * not among them, and comes as new.
+	 * The messages up to `top` that a poll looked at: every id up to `lookedAtAbove` (`since`; for a
+	 * state kept before `lookedAt` existed, `top` at the first poll after), and these ids above it,
+	 * by sent day. One the API listed later, below `top`, is not among them, and comes as new.
 	 */
 	lookedAt?: StoredIds;
 	lookedAtAbove?: number;
 }
 
+/** The high-water marks the static data holds, or undefined when it holds none. */
+export function storedMarks(staticData: TriggerStaticData): Marks | undefined {
+	const { top, since } = staticData;
+	if (top === undefined || since === undefined) return undefined;
+	return { highWaterMark: top, baselineMark: since };
+}
+
+/** Writes the high-water marks into the static data (as `top` and `since`). */
+export function storeMarks(staticData: TriggerStaticData, marks: Marks): void {
+	staticData.top = marks.highWaterMark;
+	staticData.since = marks.baselineMark;
+}
+
 /** Writes ids sent on `startDay` or later into the static data, and none when there are none. */
-export function keepIds(
-	remembered: Remembered,
+export function storeIds(
+	staticData: TriggerStaticData,
 	key: 'lookedAt' | 'absent',
 	ids: Ids,
 	startDay: string,
 ): void {
 	const stored = encodeIds(ids, startDay);
-	if (Object.keys(stored).length > 0) remembered[key] = stored;
-	else delete remembered[key];
+	if (Object.keys(stored).length > 0) staticData[key] = stored;
+	else delete staticData[key];
 }

@@ -1,11 +1,11 @@
-// What accounts for an in-flight list's count, so that a poll reads it from its top only as far
-// as the changes go.
+// Accounting for an in-flight list's count, so that a poll reads it from its top only as far as
+// the changes go.
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import type { FirstPages } from './firstPages';
 import { IN_FLIGHT } from '../state/knownMessages';
-import { identified, type ListReader } from './listReading';
+import { hasId, type ListReader } from './listReading';
 
 /**
  * One in-flight list (PENDING or SENT) at a poll: its count when the poll began, against the
@@ -15,53 +15,58 @@ import { identified, type ListReader } from './listReading';
  * in it that was not followed in it came in. When the count is accounted for, what lies below
  * the pages read is as it was (or changed in ways that cancel out, which a full reading sees).
  */
-export class InFlightLedger {
-	private count: number;
+export class InFlightCount {
+	/** The records the poll accounts for: what the list should hold by what it knows. */
+	private accounted: number;
 	/** The followed messages, highest id first, and how many of them the pages have passed. */
-	private readonly members: number[];
+	private readonly followed: number[];
 	private passed = 0;
 	private readonly read = new Set<number>();
 	private readonly gone = new Set<number>();
 	private lowest = Infinity;
 
 	constructor(
-		private readonly total: number,
+		/** The list's count (`totalElements`) when the poll began. */
+		private readonly listed: number,
 		beforeWindow: number,
-		members: number[],
+		followed: number[],
 		/** Whether a record of the list is in the window and not followed in it. */
 		private readonly cameIn: (record: IDataObject) => boolean,
 	) {
-		this.members = [...members].sort((a, b) => b - a);
-		this.count = beforeWindow + members.length;
+		this.followed = [...followed].sort((a, b) => b - a);
+		this.accounted = beforeWindow + followed.length;
 	}
 
 	/** Whether the list's count is accounted for. */
-	get balanced(): boolean {
-		return this.count === this.total;
+	get accountedFor(): boolean {
+		return this.accounted === this.listed;
 	}
 
-	/** The next page of the list, read from its top, meeting the pages before. */
-	page(records: IDataObject[]): boolean {
+	/**
+	 * Takes the next page of the list, read from its top and meeting the pages before; gives
+	 * whether the count is now accounted for.
+	 */
+	addPage(records: IDataObject[]): boolean {
 		for (const record of records) {
 			const id = Number(record.id);
 			this.lowest = Math.min(this.lowest, id);
 			if (this.read.has(id)) continue;
 			this.read.add(id);
-			if (this.gone.delete(id) || this.cameIn(record)) this.count++;
+			if (this.gone.delete(id) || this.cameIn(record)) this.accounted++;
 		}
-		for (; this.passed < this.members.length; this.passed++) {
-			const id = this.members[this.passed];
+		for (; this.passed < this.followed.length; this.passed++) {
+			const id = this.followed[this.passed];
 			if (id < this.lowest) break;
-			if (!this.read.has(id)) this.left(id);
+			if (!this.read.has(id)) this.leftList(id);
 		}
-		return this.balanced;
+		return this.accountedFor;
 	}
 
-	/** A followed message another list showed. */
-	left(id: number): void {
+	/** A followed message that left the list: a page passed its place, or another list showed it. */
+	leftList(id: number): void {
 		if (this.gone.has(id) || this.read.has(id)) return;
 		this.gone.add(id);
-		this.count--;
+		this.accounted--;
 	}
 }
 
@@ -69,20 +74,20 @@ export class InFlightLedger {
  * Before the in-flight lists are read past their first page: while one of them is not accounted
  * for, the FAILED and then the DELIVERED list are read from their top (newest first), as long as
  * each page shows followed messages (`arrived`: a followed message, now in that outcome). After a
- * bulk send, the messages that left flight are among the newest of those lists, where the
- * in-flight lists would have to be read whole to miss them.
+ * bulk send, the messages that left flight are among the newest of those lists, while the
+ * in-flight lists would have to be read whole to tell that they are gone.
  */
 export async function readOutcomesFirst(
 	reader: ListReader,
-	ledgers: Map<string, InFlightLedger>,
+	counts: Map<string, InFlightCount>,
 	arrived: (record: IDataObject, status: string) => boolean,
 ): Promise<void> {
-	const unbalanced = () => [...ledgers.values()].some((ledger) => !ledger.balanced);
+	const unaccounted = () => [...counts.values()].some((count) => !count.accountedFor);
 	for (const status of ['FAILED', 'DELIVERED']) {
 		const { read } = reader({ status });
-		for (let page = 1; unbalanced(); page++) {
+		for (let page = 1; unaccounted(); page++) {
 			const data = await read({ page, size: MAX_PAGE_SIZE });
-			const content = (data.content as unknown[]).filter(identified);
+			const content = (data.content as unknown[]).filter(hasId);
 			let followed = 0;
 			for (const record of content) if (arrived(record, status)) followed++;
 			if (followed === 0 || content.length < MAX_PAGE_SIZE) break;
@@ -91,27 +96,27 @@ export async function readOutcomesFirst(
 }
 
 /**
- * The ledger of each in-flight list whose count and records from before the window are known,
+ * The count of each in-flight list whose count and records from before the window are known,
  * with its first page read: the messages followed in it (`lastSeenIn`, by the status they were
  * last seen in), and whether a record is in the window.
  */
-export function ledgersFor(
+export function inFlightCounts(
 	first: FirstPages,
 	beforeWindow: Record<string, number> | undefined,
 	lastSeenIn: Map<number, string>,
 	inWindow: (record: IDataObject) => boolean,
-): Map<string, InFlightLedger> {
-	const ledgers = new Map<string, InFlightLedger>();
+): Map<string, InFlightCount> {
+	const counts = new Map<string, InFlightCount>();
 	for (const status of IN_FLIGHT) {
 		const total = first.total({ status });
 		const before = beforeWindow?.[status];
 		if (total === undefined || before === undefined) continue;
-		const members = [...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id);
+		const followed = [...lastSeenIn].filter(([, last]) => last === status).map(([id]) => id);
 		const cameIn = (record: IDataObject) =>
 			inWindow(record) && lastSeenIn.get(Number(record.id)) !== status;
-		const ledger = new InFlightLedger(total, before, members, cameIn);
-		ledger.page(first.content({ status }));
-		ledgers.set(status, ledger);
+		const count = new InFlightCount(total, before, followed, cameIn);
+		count.addPage(first.content({ status }));
+		counts.set(status, count);
 	}
-	return ledgers;
+	return counts;
 }
