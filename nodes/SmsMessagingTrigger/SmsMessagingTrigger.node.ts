@@ -1,3 +1,4 @@
+// The SMS Messaging Trigger node n8n loads: its description (parameters) and its poll.
 import type {
 	INodeExecutionData,
 	INodeType,

@@ -79,12 +79,12 @@ async function newestMatching(
  * their top first when their first pages do not; then the list of every status, newest first,
  * down to the newest message already looked at (the new messages, whatever their status) and to
  * any followed message that left the in-flight lists where no other list showed it, to see its
- * status. Every Full Reading minutes the in-flight lists and the FAILED list are read whole: a
- * message in FAILED that was last seen in another outcome moved there, and one last seen FAILED
- * that is no longer in it moved on, which the cheaper polls cannot see. The baseline poll reads
- * the in-flight lists and the FAILED list whole and the newest messages (down to the high-water
- * mark it sets), and emits nothing: every other message up to the mark is known as DELIVERED
- * without being read (KnownMessages). While no reading of the FAILED list was whole (an empty
+ * status. Every Full Reading minutes, when an outcome status is watched, the in-flight lists and
+ * the FAILED list are read whole: a message in FAILED that was last seen in another outcome moved
+ * there, and one last seen FAILED that is no longer in it moved on, which the cheaper polls cannot
+ * see. The baseline poll reads the in-flight lists and the FAILED list (when an outcome status is
+ * watched) whole and the newest messages (down to the high-water mark it sets), and emits nothing:
+ * every other message up to the mark is known as DELIVERED without being read (KnownMessages). While no reading of the FAILED list was whole (an empty
  * answer may be a lagging replica's), every poll reads it again.
  */
 async function pollOnce(

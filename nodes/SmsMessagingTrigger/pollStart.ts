@@ -30,7 +30,10 @@ export interface Poll {
 	reader: ListReader;
 	/** Every message sent at or before this moment is listed by now (LISTING_LAG_MS). */
 	listedBy: number;
-	/** The high-water marks, as at the last poll; the poll raises the mark only as it stores. */
+	/**
+	 * The high-water marks, as the last poll stored them or as the baseline poll sets them; the
+	 * poll raises the mark only as it stores its state (KnownMessages reads it then).
+	 */
 	marks: Marks;
 	/** At the baseline poll, the list of every status down to the high-water mark it sets. */
 	newest?: Reading;
@@ -88,6 +91,10 @@ export async function startPoll(
 	return poll;
 }
 
+/** Whether an outcome status (DELIVERED, FAILED) is watched. */
+const watchesAnOutcome = (watch: Watch) =>
+	watch.statuses.some((status) => !IN_FLIGHT.includes(status));
+
 /**
  * Whether this poll is a full reading: Full Reading Every (Minutes) passed since the last one (or
  * the clock went back), or the baseline poll, or no reading of the FAILED list was whole since
@@ -99,10 +106,9 @@ function isFullReading(
 	now: number,
 	baseline: boolean,
 ): boolean {
-	const outcomes = watch.statuses.filter((status) => !IN_FLIGHT.includes(status));
 	const lastFull = staticData.fullReadingAt;
 	return (
-		outcomes.length > 0 &&
+		watchesAnOutcome(watch) &&
 		(baseline ||
 			staticData.failedUnread !== undefined ||
 			lastFull === undefined ||
@@ -129,14 +135,13 @@ function knownAtStart(
 	const above = baseline ? marks.highWaterMark : (staticData.lookedAtAbove ?? marks.highWaterMark);
 	const ids = baseline ? new Map<number, string>() : decodeIds(staticData.lookedAt);
 	const lookedAt = { above, ids, before: new Set(ids.keys()) };
-	const outcomes = watch.statuses.filter((status) => !IN_FLIGHT.includes(status));
 	const known = new KnownMessages({
 		stored: baseline ? {} : staticData,
 		watched: new Set(watch.statuses),
 		marks,
 		startDay: watch.startDay,
 		baseline,
-		failedListUnread: baseline ? outcomes.length > 0 : staticData.failedUnread !== undefined,
+		failedListUnread: baseline ? watchesAnOutcome(watch) : staticData.failedUnread !== undefined,
 		lookedAt: { above, ids },
 	});
 	const absent = baseline ? new Map<number, string>() : decodeIds(staticData.absent);

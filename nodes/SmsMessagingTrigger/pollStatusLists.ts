@@ -42,7 +42,8 @@ const inWindow = (poll: Poll, record: IDataObject) =>
 
 /**
  * The in-flight lists as the poll begins: the messages followed in them, and each list's count
- * from its first page (none at the baseline poll or a full reading, which read them whole).
+ * from its first page, where its records from before the window are known (none at the baseline
+ * poll or a full reading, which read the lists whole).
  */
 export function inFlightAtStart(poll: Poll): InFlight {
 	const { known, staticData } = poll;

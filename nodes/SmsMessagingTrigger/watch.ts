@@ -1,3 +1,4 @@
+// What the trigger watches: its parameters, checked, as the list query and window of a poll.
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { startDateFor, utcDay, windowStartMs } from '../shared/lists/sentWindow';
@@ -6,7 +7,10 @@ import { integerInRange, isSet, oneOrMoreOf } from '../shared/input/validation';
 
 const MINUTE_MS = 60_000;
 
-/** The order a message goes through, so that one seen SENT and DELIVERED in a poll comes out so. */
+/**
+ * The order a message goes through. Watch Statuses are kept in this order, so that the scope does
+ * not change with the order they were picked in.
+ */
 const LIFECYCLE = ['PENDING', 'SENT', 'DELIVERED', 'FAILED'];
 
 /** What the trigger watches, checked: the list query every status shares, and its scope. */
@@ -15,7 +19,7 @@ export interface Watch {
 	query: IDataObject;
 	/**
 	 * Watch Statuses, the filters and Lookback Days: when they change, what the trigger knows no
-	 * longer holds, and the next poll records what exists and emits nothing.
+	 * longer holds, and the next poll is a baseline poll: it takes in what exists and emits nothing.
 	 */
 	scope: string;
 	/** The first UTC day of the window: messages sent before it are not watched. */
@@ -62,7 +66,7 @@ export function readWatch(this: IPollFunctions): Watch {
 	);
 	const watched = [...new Set(statuses)];
 	const scope = JSON.stringify({ statuses: watched, ...query, lookbackDays });
-	// The one window rule (nodes/shared/sentWindow.ts): asked from a day earlier, kept by sentAt.
+	// The one window rule (nodes/shared/lists/sentWindow.ts): asked from a day earlier, kept by sentAt.
 	const startMs = windowStartMs(lookbackDays);
 	const startDay = utcDay(startMs);
 	query['start-date'] = startDateFor(startMs);

@@ -1,5 +1,4 @@
-// Accounting for an in-flight list's count, so that a poll reads it from its top only as far as
-// the changes go.
+// Accounting for an in-flight list's count, so that a poll reads it only as far as the changes go.
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';

@@ -77,7 +77,7 @@ interface ReadTo {
 	downTo?: number;
 	/** Read on to a record sent at or before this moment (ms). */
 	sentBy?: number;
-	/** How many records two consecutive pages share (0: pages of the largest size, one after another). */
+	/** How many records two consecutive pages share (0: pages of the largest size, in turn). */
 	overlap?: number;
 	/**
 	 * When the window begins (ms): the list is asked from a day earlier (`startDateFor`), so a

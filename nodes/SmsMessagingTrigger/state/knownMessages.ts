@@ -133,7 +133,7 @@ export class KnownMessages {
 
 	/**
 	 * What is known of a message; undefined when it was never looked at (above the high-water mark,
-	 * or listed late below it).
+	 * or listed late below it; at the baseline poll, any message this poll has not read yet).
 	 */
 	get(id: number): KnownMessage | undefined {
 		const known = this.followed.get(id) ?? this.exceptions?.get(id);
@@ -160,7 +160,7 @@ export class KnownMessages {
 		return !this.failedListUnread;
 	}
 
-	/** A whole reading of the FAILED list: every message up to `baselineMark` not stored was DELIVERED. */
+	/** The FAILED list was read whole: each message up to `baselineMark` not stored was DELIVERED. */
 	failedListReadWhole(): void {
 		this.failedListUnread = false;
 	}
@@ -178,7 +178,7 @@ export class KnownMessages {
 		return IN_FLIGHT.includes(this.followed.get(id)?.status ?? '');
 	}
 
-	/** How many messages are followed above the high-water mark up to `upTo`, whatever their status. */
+	/** How many messages are followed above the high-water mark up to `upTo`, in any status. */
 	followedAboveMark(upTo: number): number {
 		let count = 0;
 		for (const id of this.followed.keys()) {

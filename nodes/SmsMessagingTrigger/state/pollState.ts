@@ -10,7 +10,7 @@ const MINUTE_MS = 60_000;
  */
 const LEASE_MS = 10 * MINUTE_MS;
 
-/** What the trigger keeps in the workflow's static data about n8n's polls (besides its ids). */
+/** What the trigger keeps in the workflow's static data about n8n's polls: the lease. */
 interface PollSession {
 	/** The poll running now: who holds it and when it last made a request. */
 	lease?: { holder: string; at: number };
