@@ -84,8 +84,9 @@ async function newestMatching(
  * there, and one last seen FAILED that is no longer in it moved on, which the cheaper polls cannot
  * see. The baseline poll reads the in-flight lists and the FAILED list (when an outcome status is
  * watched) whole and the newest messages (down to the high-water mark it sets), and emits nothing:
- * every other message up to the mark is known as DELIVERED without being read (KnownMessages). While no reading of the FAILED list was whole (an empty
- * answer may be a lagging replica's), every poll reads it again.
+ * every other message up to the mark is known as DELIVERED without being read (KnownMessages).
+ * While no reading of the FAILED list was whole (an empty answer may be a lagging replica's),
+ * every poll reads it again.
  */
 async function pollOnce(
 	watch: Watch,
@@ -146,21 +147,26 @@ function storeState(
 	storeIds(staticData, 'absent', poll.absent, watch.startDay);
 	if (poll.fullReading && known.failedListKnown) staticData.fullReadingAt = poll.now;
 	else if (poll.baseline) delete staticData.fullReadingAt;
-	// The next poll with the same first pages has nothing to read, unless this one left a message
-	// to look for again.
+	if (isCleanPoll(poll, inFlight, everyStatus)) staticData.signature = poll.first.signature;
+	else delete staticData.signature;
+	if (known.failedListKnown) delete staticData.failedUnread;
+	else staticData.failedUnread = failedEmptyOnce ? 'empty once' : true;
+}
+
+/**
+ * A clean poll: it read every list as far as it had to and left no message to look for again.
+ * The next poll whose first pages are as this one's (its signature) has nothing to read.
+ */
+function isCleanPoll(poll: Poll, inFlight: InFlight, everyStatus: EveryStatus): boolean {
 	const lookedForAgain =
-		everyStatus.stillLate > 0 || [...inFlight.missing].some((id) => known.isFollowedInFlight(id));
-	const { signature } = poll.first;
-	if (
+		everyStatus.stillLate > 0 ||
+		[...inFlight.missing].some((id) => poll.known.isFollowedInFlight(id));
+	return (
 		everyStatus.everyListComplete &&
 		!lookedForAgain &&
 		!inFlight.askedAgain &&
-		signature !== undefined
-	) {
-		staticData.signature = signature;
-	} else delete staticData.signature;
-	if (known.failedListKnown) delete staticData.failedUnread;
-	else staticData.failedUnread = failedEmptyOnce ? 'empty once' : true;
+		poll.first.signature !== undefined
+	);
 }
 
 /** The messages to emit, oldest first (a stable sort: one message's statuses keep their order). */
