@@ -17,8 +17,10 @@ export class SmsMessagingTrigger implements INodeType {
 		icon: SMS_ICON,
 		group: ['trigger'],
 		version: 1,
+		// n8n's nodes panel shows one "SMS Messaging" entry for this trigger and the action node, with
+		// this description (the trigger's wins), among actions and triggers alike: it speaks for both.
 		description:
-			'Starts the workflow when sent SMS messages reach a delivery status, such as delivered or failed',
+			'Send SMS, check their delivery, manage Sender IDs and contacts, or start a workflow when sent messages are delivered or fail',
 		subtitle: '={{ "Watching " + $parameter["statuses"].join(", ") }}',
 		defaults: { name: 'SMS Messaging Trigger' },
 		// The API posts no callbacks (spec section 6): delivery is learnt by polling the SMS list.
