@@ -5,8 +5,6 @@ import { startDateFor, utcDay, windowStartMs } from '../shared/lists/sentWindow'
 import { SMS_LIST_FILTERS, SMS_STATUSES } from '../shared/lists/smsFilters';
 import { integerInRange, isSet, oneOrMoreOf } from '../shared/input/validation';
 
-const MINUTE_MS = 60_000;
-
 /**
  * The order a message goes through. Watch Statuses are kept in this order, so that the scope does
  * not change with the order they were picked in.
@@ -76,6 +74,6 @@ export function readWatch(this: IPollFunctions): Watch {
 		scope,
 		startDay,
 		startMs,
-		fullReadingMs: fullReadingMinutes * MINUTE_MS,
+		fullReadingMs: fullReadingMinutes * 60_000,
 	};
 }

@@ -2,13 +2,11 @@
 import type { Marks, StoredMessages } from './knownMessages';
 import { encodeIds, type Ids, type StoredIds } from './storedIds';
 
-const MINUTE_MS = 60_000;
-
 /**
  * How long a poll holds the trigger after its last request: a poll that n8n starts meanwhile is
  * skipped; one that hangs or dies without letting go holds it no longer than this.
  */
-const LEASE_MS = 10 * MINUTE_MS;
+const LEASE_MS = 10 * 60_000;
 
 /** What the trigger keeps in the workflow's static data about n8n's polls: the lease. */
 interface PollSession {
