@@ -75,8 +75,8 @@ export interface WalkOptions {
 /** Pages in a row with no record the walk had not taken that end it: more than any overlap. */
 const REPEATS = 3;
 
-/** What a record is known by in a walk: its id, or the record itself when it has none. */
-function recordKey(record: unknown): string {
+/** What a record of a list is known by: its id, or the record itself when it has none. */
+export function recordKey(record: unknown): string {
 	const id = record !== null && typeof record === 'object' ? (record as JsonObject).id : undefined;
 	return id === undefined ? JSON.stringify(record) : String(id);
 }

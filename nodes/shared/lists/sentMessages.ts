@@ -2,7 +2,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
-import { pageCount, walkPages, type PageAt } from './pageWalker';
+import { pageCount, recordKey, walkPages, type PageAt } from './pageWalker';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
 
@@ -148,10 +148,6 @@ export interface FindOptions {
 	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
 	repeated: (at: PageAt) => Error;
 }
-
-/** The key a record is known by: its id, or the record itself when it has none. */
-const recordKey = (record: IDataObject) =>
-	record.id === undefined ? JSON.stringify(record) : String(record.id);
 
 /**
  * Finds sent messages in the SMS list, newest first (`sort=sentAt,desc`, 100 per page), from the
