@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	JsonObject,
+	NodeApiError,
+} from 'n8n-workflow';
 
 import { matchOutgoings, type Envelope } from './envelopes';
 import { joinLines, readAnswer } from '../requests/errors';
@@ -8,8 +13,11 @@ import {
 	DEFAULT_RETRY,
 	request,
 	unansweredText,
+	type Answer,
+	type Delivery,
 	type RequestControl,
 	type RetryPolicy,
+	type Unanswered,
 } from '../requests/transport';
 import { baseUrlOf } from '../input/validation';
 import type { SendOptions } from './options';
@@ -31,19 +39,17 @@ export interface RequestResult {
 	failure?: Failure;
 }
 
-/** Sends one batch and accounts for every envelope in it; undefined when it was never made. */
-export async function sendBatch(
+/** POSTs one batch to /outgoings/send, never sent twice: what the request loop made of it. */
+async function postBatch(
 	this: IExecuteFunctions,
 	batch: Envelope[],
 	credentials: SendCredentials,
 	options: SendOptions,
 	settings: RequestSettings,
 	control: RequestControl,
-): Promise<RequestResult | undefined> {
-	const node = this.getNode();
-	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
+): Promise<Delivery> {
 	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
-	const delivery = await request.call(
+	return await request.call(
 		this,
 		{
 			method: 'POST',
@@ -58,45 +64,54 @@ export async function sendBatch(
 		{ repeatable: false, policy },
 		control,
 	);
-	if (delivery.outcome === 'notStarted') return undefined;
-	const none = batch.map(() => undefined);
-	if (delivery.outcome !== 'answered') {
-		const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
-		const notSent = delivery.outcome === 'notSent';
-		return {
-			sent: none,
-			failure: {
-				outcome: delivery.outcome,
-				message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(delivery)}`,
-				description: joinLines(code, notSent ? NOT_REACHED_HINT : UNKNOWN_HINT),
-			},
-		};
-	}
+}
 
-	const { statusCode, body } = delivery.response;
-	// When the attempt the API accepted went out, as far as n8n's clock knows (Get Delivery
-	// Status reads it): after any wait for a Retry-After or a backoff.
-	const sentAt = new Date(delivery.attemptedAt).toISOString();
-	const httpCode = String(statusCode);
-	const answer = readAnswer(node, statusCode, body, context);
-	if ('error' in answer) {
-		const { error } = answer;
-		// A 2xx whose body cannot be read was still accepted, and charged.
-		const outcome = decide({ statusCode, body }).outcome === 'notSent' ? 'notSent' : 'unknown';
-		const hint = outcome === 'notSent' ? REFUSED_HINT : UNKNOWN_HINT;
-		const description = error.description ?? '';
-		return {
-			sent: none,
-			failure: {
-				outcome,
-				message: outcome === 'notSent' ? error.message : `Delivery unknown: ${error.message}`,
-				description: joinLines(description, description.includes(hint) ? undefined : hint),
-				httpCode,
-			},
-		};
-	}
+/** A request that got no answer: its messages were not sent, or may have been. */
+function notAnswered(batch: Envelope[], delivery: Unanswered): RequestResult {
+	const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
+	const notSent = delivery.outcome === 'notSent';
+	return {
+		sent: batch.map(() => undefined),
+		failure: {
+			outcome: delivery.outcome,
+			message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(delivery)}`,
+			description: joinLines(code, notSent ? NOT_REACHED_HINT : UNKNOWN_HINT),
+		},
+	};
+}
 
-	const { outgoings, balance } = answer.data;
+/** An answer that is no success: an error status, or a 2xx whose body cannot be read. */
+function failedAnswer(
+	batch: Envelope[],
+	{ statusCode, body }: Answer,
+	error: NodeApiError,
+): RequestResult {
+	// A 2xx whose body cannot be read was still accepted, and charged.
+	const outcome = decide({ statusCode, body }).outcome === 'notSent' ? 'notSent' : 'unknown';
+	const hint = outcome === 'notSent' ? REFUSED_HINT : UNKNOWN_HINT;
+	const description = error.description ?? '';
+	return {
+		sent: batch.map(() => undefined),
+		failure: {
+			outcome,
+			message: outcome === 'notSent' ? error.message : `Delivery unknown: ${error.message}`,
+			description: joinLines(description, description.includes(hint) ? undefined : hint),
+			httpCode: String(statusCode),
+		},
+	};
+}
+
+/**
+ * An accepted request: each envelope's output item is the outgoing record that pairs with it
+ * (`matchOutgoings`); an envelope no record pairs with may have been sent. `sentAt`: when the
+ * attempt the API accepted went out, for records that do not say.
+ */
+function acceptedAnswer(
+	batch: Envelope[],
+	statusCode: number,
+	{ outgoings, balance }: JsonObject,
+	sentAt: string,
+): RequestResult {
 	const records = matchOutgoings(outgoings, batch);
 	const sent = records.map((record, k) =>
 		record
@@ -117,7 +132,29 @@ export async function sendBatch(
 			outcome: 'unknown',
 			message: `Delivery unknown: the API accepted the request (HTTP ${statusCode}) but ${why}`,
 			description: UNKNOWN_HINT,
-			httpCode,
+			httpCode: String(statusCode),
 		},
 	};
+}
+
+/** Sends one batch and accounts for every envelope in it; undefined when it was never made. */
+export async function sendBatch(
+	this: IExecuteFunctions,
+	batch: Envelope[],
+	credentials: SendCredentials,
+	options: SendOptions,
+	settings: RequestSettings,
+	control: RequestControl,
+): Promise<RequestResult | undefined> {
+	const delivery = await postBatch.call(this, batch, credentials, options, settings, control);
+	if (delivery.outcome === 'notStarted') return undefined;
+	if (delivery.outcome !== 'answered') return notAnswered(batch, delivery);
+	const { statusCode, body } = delivery.response;
+	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
+	const answer = readAnswer(this.getNode(), statusCode, body, context);
+	if ('error' in answer) return failedAnswer(batch, delivery.response, answer.error);
+	// When the attempt the API accepted went out, as far as n8n's clock knows (Get Delivery
+	// Status reads it): after any wait for a Retry-After or a backoff.
+	const sentAt = new Date(delivery.attemptedAt).toISOString();
+	return acceptedAnswer(batch, statusCode, answer.data, sentAt);
 }
