@@ -1,9 +1,4 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	JsonObject,
-	NodeApiError,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, JsonObject, NodeApiError } from 'n8n-workflow';
 
 import { matchOutgoings, type Envelope } from './envelopes';
 import { joinLines, readAnswer } from '../requests/errors';

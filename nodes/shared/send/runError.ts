@@ -2,8 +2,14 @@ import { NodeApiError, type INode } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
 import { sentence } from '../requests/errors';
-import { NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT, type SendOutcome } from '../requests/outcome';
+import {
+	NOT_REACHED_HINT,
+	REFUSED_HINT,
+	UNKNOWN_HINT,
+	type SendOutcome,
+} from '../requests/outcome';
 import { NOT_ATTEMPTED_WHERE, type Account } from './account';
+import type { Failure } from './request';
 import type { RequestReport } from './scheduler';
 
 /** "0-99, 150" for item indexes 0 to 99 and 150. */
@@ -69,25 +75,23 @@ const withoutOutcomeHints = (description = '') =>
 		.filter((line) => !OUTCOME_HINTS.has(line))
 		.join('\n');
 
+/** The envelopes of a batch that the run does not know to be sent. */
+const notSentIn = (batch: Envelope[], accounts: Map<Envelope, Account>) =>
+	batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
+
 /**
- * The error that stops a run, saying exactly which items went out, which did not and which may
- * have: each failed request, then the run's account of every item.
+ * Each failed request's items that are not known to be sent, its error and what the run found
+ * out since; for a request of unknown outcome, its first envelopes.
  */
-export function runError(
-	node: INode,
-	reports: RequestReport[],
+function failedRequestLines(
+	failed: RequestReport[],
 	accounts: Map<Envelope, Account>,
-	recalled: Envelope[],
 	requests: number,
-	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
-): NodeApiError {
-	const open = (batch: Envelope[]) =>
-		batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
-	const failed = reports.filter((report) => report.failure && open(report.batch).length > 0);
+): string[] {
 	const lines: string[] = [];
 	for (const { request, batch, failure } of failed) {
 		const { outcome, message } = failure!;
-		const left = open(batch);
+		const left = notSentIn(batch, accounts);
 		// What the run found out since (the SMS list lookup) is in the account, not the report.
 		const account = accounts.get(left[0]);
 		const description =
@@ -103,9 +107,12 @@ export function runError(
 			lines.push(`Envelopes: ${JSON.stringify(shown)}${more > 0 ? ` and ${more} more` : ''}`);
 		}
 	}
-	const notAttempted = [...accounts]
-		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
-		.map(([{ itemIndex }]) => itemIndex);
+	return lines;
+}
+
+/** The items an earlier try sent, and those of unknown outcome found in the SMS list since. */
+function sentEarlierOrFoundLines(accounts: Map<Envelope, Account>, recalled: Envelope[]): string[] {
+	const lines: string[] = [];
 	if (recalled.length) {
 		lines.push(
 			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
@@ -119,19 +126,28 @@ export function runError(
 			`Items ${itemRanges(found)} had an unknown outcome but were then found in the SMS list, so they were sent.`,
 		);
 	}
-	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
-	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
-	lines.push(...runSummary(byOutcome, notAttempted, { retrySkipsSent }));
-	// The headline: the first failed request, or else (its items all found sent since) the first
-	// item that is not sent, in its own words.
-	const firstOpen = [...accounts]
+	return lines;
+}
+
+/**
+ * The error's title, HTTP code and item: the first failed request, or else (its items all found
+ * sent since) the first item that is not sent, in its own words.
+ */
+function headline(
+	failed: RequestReport[],
+	accounts: Map<Envelope, Account>,
+	byOutcome: Record<SendOutcome, number[]>,
+	recalled: number,
+): { message: string; httpCode?: string; itemIndex?: number } {
+	const firstNotSent = [...accounts]
 		.filter(([, account]) => account.outcome !== 'sent')
 		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
-	const openFailure = firstOpen?.[1].outcome === 'sent' ? undefined : firstOpen?.[1].failure;
-	let first = failed[0]?.failure ?? openFailure ?? { message: 'Delivery unknown' };
+	const itsFailure = firstNotSent?.[1].outcome === 'sent' ? undefined : firstNotSent?.[1].failure;
+	const known = failed[0]?.failure ?? itsFailure;
+	let first: Omit<Failure, 'outcome'> = known ?? { message: 'Delivery unknown' };
 	// n8n's editor titles an error with its item ("[item 0]"); when no item of the run went out,
 	// the title names the run instead, and never says "not sent" of items that may have been.
-	const everyItemFailed = byOutcome.sent.length === 0 && recalled.length === 0;
+	const everyItemFailed = byOutcome.sent.length === 0 && recalled === 0;
 	let message = first.message;
 	if (everyItemFailed && byOutcome.unknown.length > 0 && byOutcome.notSent.length > 0) {
 		const unknown = [...accounts.values()].find((account) => account.outcome === 'unknown');
@@ -140,10 +156,39 @@ export function runError(
 	} else if (everyItemFailed) {
 		message = `${first.message} [every item of this run]`;
 	}
-	const itemIndex = everyItemFailed ? undefined : firstOpen?.[0].itemIndex;
+	const itemIndex = everyItemFailed ? undefined : firstNotSent?.[0].itemIndex;
+	return { message, httpCode: first.httpCode, itemIndex };
+}
+
+/**
+ * The error that stops a run, saying exactly which items went out, which did not and which may
+ * have: each failed request, then the run's account of every item.
+ */
+export function runError(
+	node: INode,
+	reports: RequestReport[],
+	accounts: Map<Envelope, Account>,
+	recalled: Envelope[],
+	requests: number,
+	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
+): NodeApiError {
+	const failed = reports.filter(
+		(report) => report.failure && notSentIn(report.batch, accounts).length > 0,
+	);
+	const notAttempted = [...accounts]
+		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
+		.map(([{ itemIndex }]) => itemIndex);
+	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
+	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
+	const description = [
+		...failedRequestLines(failed, accounts, requests),
+		...sentEarlierOrFoundLines(accounts, recalled),
+		...runSummary(byOutcome, notAttempted, { retrySkipsSent }),
+	].join('\n');
+	const { message, httpCode, itemIndex } = headline(failed, accounts, byOutcome, recalled.length);
 	return new NodeApiError(
 		node,
-		{ message, httpCode: first.httpCode ?? null },
-		{ message, description: lines.join('\n'), httpCode: first.httpCode, itemIndex },
+		{ message, httpCode: httpCode ?? null },
+		{ message, description, httpCode, itemIndex },
 	);
 }
