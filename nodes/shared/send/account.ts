@@ -114,6 +114,38 @@ async function resolveUnknown(
 }
 
 /**
+ * The run's messages known to be sent, with the id of their record: the outgoing record's, or the
+ * SMS list's when a look found them there (`listed`).
+ */
+function sentOfRun(accounts: Map<Envelope, Account>) {
+	return [...accounts].flatMap(([envelope, account]) =>
+		account.outcome === 'sent'
+			? [{ envelope, id: account.item.json.id, listed: account.item.json.foundInSmsList === true }]
+			: [],
+	);
+}
+
+/** Messages an earlier try may have sent count from when that try started. */
+function earliestTry(unknown: Array<[Envelope, Account]>, runStartedAt: number): number {
+	let since = runStartedAt;
+	for (const [, account] of unknown) {
+		if (account.outcome === 'unknown' && account.triedAt !== undefined) {
+			since = Math.min(since, account.triedAt);
+		}
+	}
+	return since;
+}
+
+/** Adds a line to the error description of a message that is not known to be sent. */
+function addLine(account: Account, line: string): void {
+	if (account.outcome === 'sent') return;
+	account.failure = {
+		...account.failure,
+		description: joinLines(account.failure.description, line),
+	};
+}
+
+/**
  * One look in the SMS list for the `unknown` envelopes: those found enter `accounts` as sent.
  * Gives false when the list could not be read (each message then says so); on the `last` look,
  * each message not found says so.
@@ -129,18 +161,8 @@ async function lookUp(
 		last,
 	}: { settings: RunPlan['settings']; parallelRequests: number; last: boolean },
 ): Promise<boolean> {
-	const sent = [...accounts].flatMap(([envelope, account]) =>
-		account.outcome === 'sent'
-			? [{ envelope, id: account.item.json.id, listed: account.item.json.foundInSmsList === true }]
-			: [],
-	);
-	// Messages an earlier try may have sent count from when that try started.
-	let since = runStartedAt;
-	for (const [, account] of unknown) {
-		if (account.outcome === 'unknown' && account.triedAt !== undefined) {
-			since = Math.min(since, account.triedAt);
-		}
-	}
+	const sent = sentOfRun(accounts);
+	const since = earliestTry(unknown, runStartedAt);
 	let records: Array<IDataObject | undefined>;
 	try {
 		records = await lookUpSent.call(
@@ -150,14 +172,7 @@ async function lookUp(
 		);
 	} catch (caught) {
 		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
-		for (const [, account] of unknown) {
-			if (account.outcome !== 'sent') {
-				account.failure = {
-					...account.failure,
-					description: joinLines(account.failure.description, why),
-				};
-			}
-		}
+		for (const [, account] of unknown) addLine(account, why);
 		return false;
 	}
 	unknown.forEach(([envelope, account], k) => {
@@ -167,14 +182,11 @@ async function lookUp(
 				outcome: 'sent',
 				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
-		} else if (last && account.outcome !== 'sent') {
-			account.failure = {
-				...account.failure,
-				description: joinLines(
-					account.failure.description,
-					'Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.',
-				),
-			};
+		} else if (last) {
+			addLine(
+				account,
+				'Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.',
+			);
 		}
 	});
 	return true;
