@@ -1,8 +1,15 @@
+// Finding messages sent earlier in the SMS list, by their recipient and text.
+//
+// The SMS list (GET /sms) is the API's only record of delivery (spec section 6). The spec has no
+// request for one message and does not say that an outgoing record's `id` (Send's answer) is the
+// SMS list's `id`, so a message is found by its recipient and its text (as a service may store
+// it), and its id only chooses between records that both match.
+
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
-import { pageCount, recordKey, walkPages, type PageAt } from './pageWalker';
+import { pageCount, recordKey, walkPages, type PageAt, type PageRead } from './pageWalker';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
 
@@ -13,11 +20,6 @@ import { normalisedPhoneNumber } from '../input/phoneNumbers';
 export function comparableText(text: string): string {
 	return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
 }
-
-// Finding messages sent earlier in the SMS list (GET /sms), the API's only record of delivery
-// (spec section 6). The spec has no request for one message and does not say that an outgoing
-// record's `id` (Send's answer) is the SMS list's `id`, so a message is found by its recipient
-// and its text (as a service may store it), and its id only chooses between records that both match.
 
 /** A message sent earlier, to be found in the SMS list. */
 export interface SentMessage {
@@ -149,6 +151,149 @@ export interface FindOptions {
 	repeated: (at: PageAt) => Error;
 }
 
+/** The messages of one number and text, and the earliest time any of them was sent. */
+interface SameNumberAndText {
+	messages: SentMessage[];
+	since: number;
+}
+
+/** The wanted messages by number and text, in the order they first come. */
+function byNumberAndText(wanted: SentMessage[]): Map<string, SameNumberAndText> {
+	const groups = new Map<string, SameNumberAndText>();
+	for (const message of wanted) {
+		const key = keyOf(message.recipient, message.text);
+		const group = groups.get(key);
+		if (group) {
+			group.messages.push(message);
+			group.since = Math.min(group.since, message.since);
+		} else groups.set(key, { messages: [message], since: message.since });
+	}
+	return groups;
+}
+
+/**
+ * What a reading of the SMS list has taken so far: the records, each once, and the numbers and
+ * texts that older records could still change (`unsettled`). Pages come newest first, so one is
+ * settled once each of its messages with a message ID has the record with that ID and there are
+ * as many records as messages (the others take the most recent ones left).
+ */
+class SmsListReading {
+	readonly records: IDataObject[] = [];
+	readonly unsettled: Set<string>;
+	private readonly seen = new Set<string>();
+	/** Per number and text: how many records were read, and their ids. */
+	private readonly readByKey = new Map<string, { count: number; ids: Set<string> }>();
+
+	/** `oldest`: the earliest `since` of every message; an older record ends the reading. */
+	constructor(
+		private readonly oldest: number,
+		private readonly groups: Map<string, SameNumberAndText>,
+	) {
+		this.unsettled = new Set(groups.keys());
+	}
+
+	/** Adds a page's records; true when the page reached records older than every message. */
+	add(data: JsonObject): boolean {
+		const changed = new Set<string>();
+		let older = false;
+		for (const record of data.content as IDataObject[]) {
+			// Newest first: a record older than every message ends the reading.
+			if (!sentSince(record, this.oldest)) {
+				older = true;
+				continue;
+			}
+			const key = this.take(record);
+			if (key !== undefined) changed.add(key);
+		}
+		for (const key of changed) this.settle(key);
+		return older;
+	}
+
+	/** The numbers and texts still unsettled, by number. */
+	unsettledByNumber(): Map<string, string[]> {
+		const byNumber = new Map<string, string[]>();
+		for (const key of this.unsettled) {
+			const number = recipientOf(this.groups.get(key)!.messages[0].recipient);
+			const ofNumber = byNumber.get(number);
+			if (ofNumber) ofNumber.push(key);
+			else byNumber.set(number, [key]);
+		}
+		return byNumber;
+	}
+
+	/**
+	 * Keeps a record not taken before; gives its number and text when it may be the record of an
+	 * unsettled message.
+	 */
+	private take(record: IDataObject): string | undefined {
+		// A search finds records the window's first page already gave.
+		const id = recordKey(record);
+		if (this.seen.has(id)) return undefined;
+		this.seen.add(id);
+		this.records.push(record);
+		const key = keyOf(record.recipient, record.content);
+		if (!this.unsettled.has(key) || !provablySentSince(record, this.groups.get(key)!.since)) {
+			return undefined;
+		}
+		const entry = this.readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
+		entry.count++;
+		if (record.id !== undefined) entry.ids.add(String(record.id));
+		this.readByKey.set(key, entry);
+		return key;
+	}
+
+	private settle(key: string): void {
+		const { count, ids } = this.readByKey.get(key)!;
+		const { messages } = this.groups.get(key)!;
+		const settled =
+			count >= messages.length &&
+			messages.every((message) => !isSetId(idOf(message)) || ids.has(String(idOf(message))));
+		if (settled) this.unsettled.delete(key);
+	}
+}
+
+/**
+ * Reads the window newest first, `parallel` pages at a time, until the records read settle every
+ * message or reach older ones. After its first page, when the window has more pages than the
+ * numbers still unsettled plus one, it stops there and gives those numbers to search instead.
+ */
+async function readWindow(
+	reading: SmsListReading,
+	pages: PageRead,
+	{ parallel, repeated }: Pick<FindOptions, 'parallel' | 'repeated'>,
+): Promise<Map<string, string[]>> {
+	let search = new Map<string, string[]>();
+	await walkPages(
+		pages,
+		(data, { page }) => {
+			if (reading.add(data) || reading.unsettled.size === 0) return true;
+			const count = page === 1 ? pageCount(data, MAX_PAGE_SIZE) : undefined;
+			if (count === undefined) return false;
+			const byNumber = reading.unsettledByNumber();
+			if (byNumber.size >= count - 1) return false;
+			search = byNumber;
+			return true;
+		},
+		// Newest first: messages sent meanwhile land first, and are no message wanted here.
+		{ size: MAX_PAGE_SIZE, parallel, repeated, arrivals: 'first' },
+	);
+	return search;
+}
+
+/** Searches one number's records (`query`), page by page, until its numbers and texts settle. */
+async function searchNumber(
+	reading: SmsListReading,
+	pages: PageRead,
+	keys: string[],
+	repeated: FindOptions['repeated'],
+): Promise<void> {
+	await walkPages(
+		pages,
+		(data) => reading.add(data) || keys.every((key) => !reading.unsettled.has(key)),
+		{ size: MAX_PAGE_SIZE, repeated, arrivals: 'first' },
+	);
+}
+
 /**
  * Finds sent messages in the SMS list, newest first (`sort=sentAt,desc`, 100 per page), from the
  * earliest `since` of them on (`startDateFor`: robust to both readings of `start-date`), and
@@ -171,106 +316,20 @@ export async function findSentMessages(
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
-	const records: IDataObject[] = [];
-	const seen = new Set<string>();
-	const keys = wanted.map(({ recipient, text }) => keyOf(recipient, text));
-	/** The messages of each number and text, and the earliest time any of them was sent. */
-	const messagesOf = new Map<string, { messages: SentMessage[]; since: number }>();
-	keys.forEach((key, k) => {
-		const entry = messagesOf.get(key);
-		if (entry) {
-			entry.messages.push(wanted[k]);
-			entry.since = Math.min(entry.since, wanted[k].since);
-		} else messagesOf.set(key, { messages: [wanted[k]], since: wanted[k].since });
-	});
-	/** Per number and text: how many records were read, and their ids. */
-	const readByKey = new Map<string, { count: number; ids: Set<string> }>();
-	/**
-	 * The numbers and texts that older records could still change. Pages come newest first, so one
-	 * is settled once each of its messages with a message ID has the record with that ID and there
-	 * are as many records as messages (the others take the most recent ones left).
-	 */
-	const open = new Set(keys);
-	/** Adds a page's records; true when the page reached records older than every message. */
-	const add = (data: JsonObject): boolean => {
-		const content = data.content as IDataObject[];
-		const changed = new Set<string>();
-		let older = false;
-		for (const record of content) {
-			// Newest first: a record older than every message ends the reading.
-			if (!sentSince(record, oldest)) {
-				older = true;
-				continue;
-			}
-			// A search finds records the window's first page already gave.
-			const id = recordKey(record);
-			if (seen.has(id)) continue;
-			seen.add(id);
-			records.push(record);
-			const key = keyOf(record.recipient, record.content);
-			if (!open.has(key) || !provablySentSince(record, messagesOf.get(key)!.since)) continue;
-			const entry = readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
-			entry.count++;
-			if (record.id !== undefined) entry.ids.add(String(record.id));
-			readByKey.set(key, entry);
-			changed.add(key);
-		}
-		for (const key of changed) {
-			const { count, ids } = readByKey.get(key)!;
-			const { messages } = messagesOf.get(key)!;
-			const settled =
-				count >= messages.length &&
-				messages.every((message) => !isSetId(idOf(message)) || ids.has(String(idOf(message))));
-			if (settled) open.delete(key);
-		}
-		return older;
-	};
-	const result = () => matchSentMessages(wanted, records);
-	if (wanted.length === 0) return result();
-	const read =
-		(query?: string) =>
-		async ({ page, size }: PageAt) =>
+	const reading = new SmsListReading(oldest, byNumberAndText(wanted));
+	if (wanted.length === 0) return matchSentMessages(wanted, reading.records);
+	const pages =
+		(query?: string): PageRead =>
+		async ({ page, size }) =>
 			await readPage({
 				...window,
 				...(query === undefined ? {} : { query }),
 				page,
 				records: size,
 			});
-
-	/** The numbers and texts still open, by number. */
-	const openByNumber = () => {
-		const byNumber = new Map<string, string[]>();
-		for (const key of open) {
-			const number = recipientOf(messagesOf.get(key)!.messages[0].recipient);
-			const ofNumber = byNumber.get(number);
-			if (ofNumber) ofNumber.push(key);
-			else byNumber.set(number, [key]);
-		}
-		return byNumber;
-	};
-	// The window, newest first; after its first page, when the window has more pages than the
-	// numbers still open plus one, each such number is searched instead.
-	let search: Map<string, string[]> | undefined;
-	await walkPages(
-		read(),
-		(data, { page }) => {
-			if (add(data) || open.size === 0) return true;
-			const pages = page === 1 ? pageCount(data, MAX_PAGE_SIZE) : undefined;
-			if (pages === undefined) return false;
-			const byNumber = openByNumber();
-			if (byNumber.size >= pages - 1) return false;
-			search = byNumber;
-			return true;
-		},
-		// Newest first: messages sent meanwhile land first, and are no message wanted here.
-		{ size: MAX_PAGE_SIZE, parallel, repeated, arrivals: 'first' },
-	);
-	for (const [number, ofNumber] of search ?? []) {
-		await walkPages(read(number), (data) => add(data) || ofNumber.every((key) => !open.has(key)), {
-			size: MAX_PAGE_SIZE,
-			repeated,
-			arrivals: 'first',
-		});
+	const search = await readWindow(reading, pages(), { parallel, repeated });
+	for (const [number, keys] of search) {
+		await searchNumber(reading, pages(number), keys, repeated);
 	}
-	return result();
+	return matchSentMessages(wanted, reading.records);
 }
