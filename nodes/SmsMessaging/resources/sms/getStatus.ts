@@ -11,12 +11,16 @@ import { maskedSmsRecord } from '../../../shared/approvalLink';
 import { errorItem, nodeError } from '../../../shared/requests/errors';
 import { itemParameterReader } from '../../../shared/input/itemParameters';
 import { repeatedPagesError } from '../../../shared/lists/list';
-import { findSentMessages, type SentMessage } from '../../../shared/lists/sentMessages';
+import {
+	findSentMessages,
+	type SentMessage,
+	type SmsPageReader,
+} from '../../../shared/lists/sentMessages';
 import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/lists/sentWindow';
 import { smsListReader } from '../../../shared/lists/smsListReader';
 import { sharedLimiter } from '../../../shared/requests/limiter';
 import { CREDENTIAL_TYPE, RunProgress } from '../../../shared/requests/transport';
-import { requestSettings } from '../../../shared/requests/requestOptions';
+import { requestSettings, type RequestSettings } from '../../../shared/requests/requestOptions';
 import {
 	dateTime,
 	fieldsOf,
@@ -166,9 +170,56 @@ function notFound(node: INode, { itemIndex, lookbackDays, sentAt, message }: Loo
 }
 
 /**
+ * Every item's lookup, each checked before the first request: without Continue On Fail one bad
+ * item stops the run with nothing read. `fail`: what becomes of an item that is refused.
+ */
+function readLookups(
+	this: IExecuteFunctions,
+	itemCount: number,
+	fail: (caught: unknown, itemIndex: number) => void,
+): Lookup[] {
+	const read = {
+		recipient: itemParameterReader(this, 'recipient', ''),
+		message: itemParameterReader(this, 'message', ''),
+		messageId: itemParameterReader(this, 'messageId', ''),
+		sentAt: itemParameterReader(this, 'sentAt', ''),
+	};
+	const lookups: Lookup[] = [];
+	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+		try {
+			lookups.push(readLookup.call(this, read, itemIndex));
+		} catch (caught) {
+			fail(caught, itemIndex);
+		}
+	}
+	return lookups;
+}
+
+/**
+ * Reads the SMS list with the credential's shared limiter (Auto), as many pages at once as its
+ * window allows, with n8n's Request Options; errors name the first item looked up.
+ */
+async function smsListFor(
+	this: IExecuteFunctions,
+	settings: RequestSettings,
+	itemIndex: number,
+): Promise<{ readPage: SmsPageReader; parallel: () => number }> {
+	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
+		CREDENTIAL_TYPE,
+	);
+	const limiter = sharedLimiter(credentials.baseUrl, credentials.apiToken);
+	const readPage = smsListReader.call(this, credentials, {
+		request: settings.request,
+		control: { gate: limiter, run: new RunProgress() },
+		itemIndex,
+	});
+	return { readPage, parallel: () => limiter.window };
+}
+
+/**
  * SMS → Get Delivery Status: one result per item, its SMS record as the list gives it. Items are
- * looked up together (nodes/shared/sentMessages.ts): the list is read once for all of them, from
- * the earliest any of them may have been sent; a few items in a large window are searched by
+ * looked up together (nodes/shared/lists/sentMessages.ts): the list is read once for all of them,
+ * from the earliest any of them may have been sent; a few items in a large window are searched by
  * number; all with n8n's Request Options (Proxy, Timeout, Ignore SSL Issues) and the retries of
  * Get Many.
  */
@@ -183,7 +234,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		results[itemIndex] = errorItem(error, itemIndex);
 	};
 
-	let settings: ReturnType<typeof requestSettings>;
+	let settings: RequestSettings;
 	try {
 		settings = requestSettings.call(this);
 	} catch (caught) {
@@ -191,42 +242,16 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		if (!continueOnFail) throw error;
 		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
 	}
-	const read = {
-		recipient: itemParameterReader(this, 'recipient', ''),
-		message: itemParameterReader(this, 'message', ''),
-		messageId: itemParameterReader(this, 'messageId', ''),
-		sentAt: itemParameterReader(this, 'sentAt', ''),
-	};
-	// Every item is checked before the first request: without Continue On Fail one bad item
-	// stops the run with nothing read.
-	const lookups: Lookup[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			lookups.push(readLookup.call(this, read, itemIndex));
-		} catch (caught) {
-			fail(caught, itemIndex);
-		}
-	}
+	const lookups = readLookups.call(this, items.length, fail);
 	if (lookups.length === 0) return [results];
 
-	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
-	const gate = sharedLimiter(credentials.baseUrl, credentials.apiToken);
-	const readPage = smsListReader.call(this, credentials, {
-		request: settings.request,
-		control: { gate, run: new RunProgress() },
-		itemIndex: lookups[0].itemIndex,
-	});
+	const first = lookups[0].itemIndex;
+	const smsList = await smsListFor.call(this, settings, first);
 	let found: Array<IDataObject | undefined>;
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
-			{
-				readPage,
-				parallel: () => gate.window,
-				repeated: repeatedPagesError(node, 'running it again is safe', lookups[0].itemIndex),
-			},
+			{ ...smsList, repeated: repeatedPagesError(node, 'running it again is safe', first) },
 		);
 	} catch (caught) {
 		// The list could not be read: no item has an answer.
