@@ -2,16 +2,16 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
 import { executionNodeContext, runIndexOf } from '../n8n/n8nInternals';
-import { sendAndAccount, type Account } from './account';
+import { sendEnvelopes, type EnvelopeOutcome } from './outcomes';
 import { planRun } from './plan';
 import { itemRanges, runError } from './runError';
 
 // Sending messages, for every node of the package: the plan (every item checked before the first
-// request), the request of one batch, the scheduler of the run's requests, the account of every
-// envelope's outcome and the run's error. SMS → Send builds on the parts (it adds Continue On
+// request), the request of one batch, the scheduler of the run's requests, the outcome of every
+// envelope and the run's error. SMS → Send builds on the parts (it adds Continue On
 // Fail, the dry run and its ledger); other nodes send through `sendInOneRequest`.
 
-export { outcomeItem, sendAndAccount, type Account } from './account';
+export { outcomeItem, sendEnvelopes, type EnvelopeOutcome } from './outcomes';
 export { planRun, type RunPlan } from './plan';
 export { runError } from './runError';
 
@@ -64,17 +64,17 @@ export async function sendInOneRequest(
 	const plan = await planRun.call(this, false);
 	prepare(plan.envelopes);
 	const batches = [plan.envelopes];
-	const accounts = new Map<Envelope, Account>();
-	const reports = await sendAndAccount.call(this, plan, batches, accounts);
-	const outcomes = [...accounts];
-	if (outcomes.some(([, { outcome }]) => outcome !== 'sent')) {
-		const items = (wanted: Account['outcome']) =>
-			outcomes.filter(([, { outcome }]) => outcome === wanted).map(([{ itemIndex }]) => itemIndex);
+	const outcomes = new Map<Envelope, EnvelopeOutcome>();
+	const reports = await sendEnvelopes.call(this, plan, batches, outcomes);
+	const entries = [...outcomes];
+	if (entries.some(([, { outcome }]) => outcome !== 'sent')) {
+		const items = (wanted: EnvelopeOutcome['outcome']) =>
+			entries.filter(([, { outcome }]) => outcome === wanted).map(([{ itemIndex }]) => itemIndex);
 		const went = { sent: items('sent'), unknown: items('unknown') };
 		if (went.sent.length + went.unknown.length > 0) {
 			executionNodeContext(this)[SENT_FIELD] = { ...sentBefore(this), [run]: went };
 		}
-		throw runError(this.getNode(), reports, accounts, [], batches.length, {
+		throw runError(this.getNode(), reports, outcomes, [], batches.length, {
 			retrySkipsSent: false,
 		});
 	}

@@ -8,7 +8,7 @@ import {
 	UNKNOWN_HINT,
 	type SendOutcome,
 } from '../requests/outcome';
-import { NOT_ATTEMPTED_WHERE, type Account } from './account';
+import { NOT_ATTEMPTED_WHERE, type EnvelopeOutcome } from './outcomes';
 import type { Failure } from './request';
 import type { RequestReport } from './scheduler';
 
@@ -30,7 +30,7 @@ const ENVELOPES_SHOWN = 10;
 const messages = (count: number) => `${count} message${count === 1 ? '' : 's'}`;
 
 /**
- * The run's account, one sentence per outcome: which items were sent (and charged), which may
+ * The run's summary, one sentence per outcome: which items were sent (and charged), which may
  * have been, which were not sent and which were not attempted. `retrySkipsSent`: whether the node
  * keeps Send's ledger, so that a retry of the execution sends the items that were not sent and
  * skips the sent ones; otherwise (one request for every item) a retry sends nothing.
@@ -67,7 +67,7 @@ function runSummary(
 	return lines;
 }
 
-/** What a failed request's description says about its messages: the run's account says it once. */
+/** What a failed request's description says about its messages: the run's summary says it once. */
 const OUTCOME_HINTS = new Set([NOT_REACHED_HINT, REFUSED_HINT, UNKNOWN_HINT]);
 const withoutOutcomeHints = (description = '') =>
 	description
@@ -76,8 +76,8 @@ const withoutOutcomeHints = (description = '') =>
 		.join('\n');
 
 /** The envelopes of a batch that the run does not know to be sent. */
-const notSentIn = (batch: Envelope[], accounts: Map<Envelope, Account>) =>
-	batch.filter((envelope) => accounts.get(envelope)?.outcome !== 'sent');
+const notSentIn = (batch: Envelope[], outcomes: Map<Envelope, EnvelopeOutcome>) =>
+	batch.filter((envelope) => outcomes.get(envelope)?.outcome !== 'sent');
 
 /**
  * Each failed request's items that are not known to be sent, its error and what the run found
@@ -85,17 +85,17 @@ const notSentIn = (batch: Envelope[], accounts: Map<Envelope, Account>) =>
  */
 function failedRequestLines(
 	failed: RequestReport[],
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 	requests: number,
 ): string[] {
 	const lines: string[] = [];
 	for (const { request, batch, failure } of failed) {
 		const { outcome, message } = failure!;
-		const left = notSentIn(batch, accounts);
-		// What the run found out since (the SMS list lookup) is in the account, not the report.
-		const account = accounts.get(left[0]);
+		const left = notSentIn(batch, outcomes);
+		// What the run found out since (the SMS list lookup) is in `outcomes`, not the report.
+		const entry = outcomes.get(left[0]);
 		const description =
-			account?.outcome === 'sent' ? undefined : withoutOutcomeHints(account?.failure.description);
+			entry?.outcome === 'sent' ? undefined : withoutOutcomeHints(entry?.failure.description);
 		lines.push(
 			`Request ${request} of ${requests}, items ${itemRanges(left.map((e) => e.itemIndex))}: ${sentence(message)}`,
 		);
@@ -111,15 +111,18 @@ function failedRequestLines(
 }
 
 /** The items an earlier try sent, and those of unknown outcome found in the SMS list since. */
-function sentEarlierOrFoundLines(accounts: Map<Envelope, Account>, recalled: Envelope[]): string[] {
+function sentEarlierOrFoundLines(
+	outcomes: Map<Envelope, EnvelopeOutcome>,
+	recalled: Envelope[],
+): string[] {
 	const lines: string[] = [];
 	if (recalled.length) {
 		lines.push(
 			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
 		);
 	}
-	const found = [...accounts]
-		.filter(([, account]) => account.outcome === 'sent' && account.item.json.foundInSmsList)
+	const found = [...outcomes]
+		.filter(([, entry]) => entry.outcome === 'sent' && entry.item.json.foundInSmsList)
 		.map(([{ itemIndex }]) => itemIndex);
 	if (found.length) {
 		lines.push(
@@ -135,12 +138,12 @@ function sentEarlierOrFoundLines(accounts: Map<Envelope, Account>, recalled: Env
  */
 function headline(
 	failed: RequestReport[],
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 	byOutcome: Record<SendOutcome, number[]>,
 	recalled: number,
 ): { message: string; httpCode?: string; itemIndex?: number } {
-	const firstNotSent = [...accounts]
-		.filter(([, account]) => account.outcome !== 'sent')
+	const firstNotSent = [...outcomes]
+		.filter(([, entry]) => entry.outcome !== 'sent')
 		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
 	const itsFailure = firstNotSent?.[1].outcome === 'sent' ? undefined : firstNotSent?.[1].failure;
 	const known = failed[0]?.failure ?? itsFailure;
@@ -150,9 +153,9 @@ function headline(
 	const everyItemFailed = byOutcome.sent.length === 0 && recalled === 0;
 	let message = first.message;
 	if (everyItemFailed && byOutcome.unknown.length > 0 && byOutcome.notSent.length > 0) {
-		const unknown = [...accounts.values()].find((account) => account.outcome === 'unknown');
+		const unknown = [...outcomes.values()].find((entry) => entry.outcome === 'unknown');
 		if (unknown && unknown.outcome !== 'sent') first = unknown.failure;
-		message = `${first.message} [${byOutcome.unknown.length} of ${accounts.size} items may have been sent, the others were not]`;
+		message = `${first.message} [${byOutcome.unknown.length} of ${outcomes.size} items may have been sent, the others were not]`;
 	} else if (everyItemFailed) {
 		message = `${first.message} [every item of this run]`;
 	}
@@ -162,30 +165,30 @@ function headline(
 
 /**
  * The error that stops a run, saying exactly which items went out, which did not and which may
- * have: each failed request, then the run's account of every item.
+ * have: each failed request, then the run's summary of every item.
  */
 export function runError(
 	node: INode,
 	reports: RequestReport[],
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 	recalled: Envelope[],
 	requests: number,
 	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
 ): NodeApiError {
 	const failed = reports.filter(
-		(report) => report.failure && notSentIn(report.batch, accounts).length > 0,
+		(report) => report.failure && notSentIn(report.batch, outcomes).length > 0,
 	);
-	const notAttempted = [...accounts]
-		.filter(([, account]) => account.outcome === 'notSent' && account.where === NOT_ATTEMPTED_WHERE)
+	const notAttempted = [...outcomes]
+		.filter(([, entry]) => entry.outcome === 'notSent' && entry.where === NOT_ATTEMPTED_WHERE)
 		.map(([{ itemIndex }]) => itemIndex);
 	const byOutcome: Record<SendOutcome, number[]> = { sent: [], notSent: [], unknown: [] };
-	for (const [{ itemIndex }, account] of accounts) byOutcome[account.outcome].push(itemIndex);
+	for (const [{ itemIndex }, entry] of outcomes) byOutcome[entry.outcome].push(itemIndex);
 	const description = [
-		...failedRequestLines(failed, accounts, requests),
-		...sentEarlierOrFoundLines(accounts, recalled),
+		...failedRequestLines(failed, outcomes, requests),
+		...sentEarlierOrFoundLines(outcomes, recalled),
 		...runSummary(byOutcome, notAttempted, { retrySkipsSent }),
 	].join('\n');
-	const { message, httpCode, itemIndex } = headline(failed, accounts, byOutcome, recalled.length);
+	const { message, httpCode, itemIndex } = headline(failed, outcomes, byOutcome, recalled.length);
 	return new NodeApiError(
 		node,
 		{ message, httpCode: httpCode ?? null },

@@ -12,8 +12,8 @@ import {
 	outcomeItem,
 	planRun,
 	runError,
-	sendAndAccount,
-	type Account,
+	sendEnvelopes,
+	type EnvelopeOutcome,
 	type RunPlan,
 } from '../../../../shared/send';
 import { dryRunItems } from './dryRun';
@@ -31,13 +31,13 @@ const EARLIER_UNKNOWN_HINT =
 	UNKNOWN_HINT;
 
 /**
- * What earlier tries of this run sent, or may have sent, enters `accounts` and is not sent again;
+ * What earlier tries of this run sent, or may have sent, enters `outcomes` and is not sent again;
  * gives the envelopes still to send and those an earlier try sent.
  */
 function recallEarlierTries(
 	this: IExecuteFunctions,
 	envelopes: Envelope[],
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 ): { toSend: Envelope[]; recalled: Envelope[] } {
 	const ledger = readLedger(this);
 	const recalled: Envelope[] = [];
@@ -50,13 +50,13 @@ function recallEarlierTries(
 			recalled.push(envelope);
 			const json = recalledJson(envelope, earlier.sent) as JsonObject;
 			const item = { json, pairedItem: { item: envelope.itemIndex } };
-			accounts.set(envelope, { outcome: 'sent', item });
+			outcomes.set(envelope, { outcome: 'sent', item });
 		} else {
 			const failure = {
 				message: earlier.message ?? 'Delivery unknown',
 				description: EARLIER_UNKNOWN_HINT,
 			};
-			accounts.set(envelope, {
+			outcomes.set(envelope, {
 				outcome: 'unknown',
 				failure,
 				where: 'an earlier try',
@@ -68,20 +68,20 @@ function recallEarlierTries(
 }
 
 /** Whether any of the run's `envelopes` is not accounted for as sent. */
-const notAllSent = (accounts: Map<Envelope, Account>, envelopes: number) =>
-	accounts.size < envelopes || [...accounts.values()].some(({ outcome }) => outcome !== 'sent');
+const notAllSent = (outcomes: Map<Envelope, EnvelopeOutcome>, envelopes: number) =>
+	outcomes.size < envelopes || [...outcomes.values()].some(({ outcome }) => outcome !== 'sent');
 
 /** What a run that throws keeps for its next try: what went out, or may have (ledger.ts). */
-function keepForNextTry(this: IExecuteFunctions, accounts: Map<Envelope, Account>): void {
+function keepForNextTry(this: IExecuteFunctions, outcomes: Map<Envelope, EnvelopeOutcome>): void {
 	const kept = new Map<number, LedgerEntry>();
-	for (const [envelope, account] of accounts) {
+	for (const [envelope, entry] of outcomes) {
 		const key = ledgerKey(envelope);
-		if (account.outcome === 'sent') {
-			const sent = sentFacts(account.item.json, envelope.envelope.message);
+		if (entry.outcome === 'sent') {
+			const sent = sentFacts(entry.item.json, envelope.envelope.message);
 			kept.set(envelope.itemIndex, { key, outcome: 'sent', sent });
-		} else if (account.outcome === 'unknown') {
-			const { message } = account.failure;
-			kept.set(envelope.itemIndex, { key, outcome: 'unknown', message, triedAt: account.triedAt });
+		} else if (entry.outcome === 'unknown') {
+			const { message } = entry.failure;
+			kept.set(envelope.itemIndex, { key, outcome: 'unknown', message, triedAt: entry.triedAt });
 		}
 	}
 	writeLedger(this, kept);
@@ -118,8 +118,8 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		return [results];
 	}
 
-	const accounts = new Map<Envelope, Account>();
-	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, accounts);
+	const outcomes = new Map<Envelope, EnvelopeOutcome>();
+	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, outcomes);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
 	// Whether a next try of this run may come: n8n's Retry On Fail, or a retry of the failed
@@ -127,20 +127,20 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	// returns with an error as its first item. Only then is the ledger kept.
 	let triedAgain = true;
 	try {
-		const reports = await sendAndAccount.call(this, plan, batches, accounts);
-		if (notAllSent(accounts, envelopes.length) && !continueOnFail) {
-			throw runError(node, reports, accounts, recalled, batches.length);
+		const reports = await sendEnvelopes.call(this, plan, batches, outcomes);
+		if (notAllSent(outcomes, envelopes.length) && !continueOnFail) {
+			throw runError(node, reports, outcomes, recalled, batches.length);
 		}
-		for (const [envelope, account] of accounts) {
-			if (account.outcome === 'sent') place(account.item);
+		for (const [envelope, entry] of outcomes) {
+			if (entry.outcome === 'sent') place(entry.item);
 			else {
-				const outcome = `${OUTCOME_WORDS[account.outcome]}, ${account.where}`;
-				place(outcomeItem(node, account.failure, envelope, outcome));
+				const outcome = `${OUTCOME_WORDS[entry.outcome]}, ${entry.where}`;
+				place(outcomeItem(node, entry.failure, envelope, outcome));
 			}
 		}
 		triedAgain = node.retryOnFail === true && results[0]?.json.error !== undefined;
 	} finally {
-		if (triedAgain) keepForNextTry.call(this, accounts);
+		if (triedAgain) keepForNextTry.call(this, outcomes);
 		else writeLedger(this, new Map());
 	}
 	return [results];

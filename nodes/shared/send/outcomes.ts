@@ -17,7 +17,7 @@ import { sendBatch, type Failure } from './request';
 import { sendAll, type RequestReport } from './scheduler';
 
 /** What became of one envelope of the run, and where it is told. */
-export type Account =
+export type EnvelopeOutcome =
 	| { outcome: 'sent'; item: INodeExecutionData }
 	| {
 			outcome: 'notSent' | 'unknown';
@@ -96,19 +96,19 @@ const LOOK_AGAIN_AFTER_MS = [1_000, 2_000, 4_000, 8_000];
  */
 async function resolveUnknown(
 	this: IExecuteFunctions,
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 	runStartedAt: number,
 	{ settings, parallelRequests }: { settings: RunPlan['settings']; parallelRequests: number },
 ): Promise<void> {
 	const firstLook = Date.now();
 	for (let look = 0; ; look++) {
-		const unknown = [...accounts].filter(([, account]) => account.outcome === 'unknown');
+		const unknown = [...outcomes].filter(([, entry]) => entry.outcome === 'unknown');
 		if (unknown.length === 0) return;
 		const wait = look === 0 ? 0 : firstLook + LOOK_AGAIN_AFTER_MS[look - 1] - Date.now();
 		if (wait > 0) await sleep(wait);
 		const last = look === LOOK_AGAIN_AFTER_MS.length;
 		const thisLook = { settings, parallelRequests, last };
-		if (!(await lookUp.call(this, accounts, unknown, runStartedAt, thisLook))) return;
+		if (!(await lookUp.call(this, outcomes, unknown, runStartedAt, thisLook))) return;
 		if (last) return;
 	}
 }
@@ -117,43 +117,43 @@ async function resolveUnknown(
  * The run's messages known to be sent, with the id of their record: the outgoing record's, or the
  * SMS list's when a look found them there (`listed`).
  */
-function sentOfRun(accounts: Map<Envelope, Account>) {
-	return [...accounts].flatMap(([envelope, account]) =>
-		account.outcome === 'sent'
-			? [{ envelope, id: account.item.json.id, listed: account.item.json.foundInSmsList === true }]
+function sentOfRun(outcomes: Map<Envelope, EnvelopeOutcome>) {
+	return [...outcomes].flatMap(([envelope, entry]) =>
+		entry.outcome === 'sent'
+			? [{ envelope, id: entry.item.json.id, listed: entry.item.json.foundInSmsList === true }]
 			: [],
 	);
 }
 
 /** Messages an earlier try may have sent count from when that try started. */
-function earliestTry(unknown: Array<[Envelope, Account]>, runStartedAt: number): number {
+function earliestTry(unknown: Array<[Envelope, EnvelopeOutcome]>, runStartedAt: number): number {
 	let since = runStartedAt;
-	for (const [, account] of unknown) {
-		if (account.outcome === 'unknown' && account.triedAt !== undefined) {
-			since = Math.min(since, account.triedAt);
+	for (const [, entry] of unknown) {
+		if (entry.outcome === 'unknown' && entry.triedAt !== undefined) {
+			since = Math.min(since, entry.triedAt);
 		}
 	}
 	return since;
 }
 
 /** Adds a line to the error description of a message that is not known to be sent. */
-function addLine(account: Account, line: string): void {
-	if (account.outcome === 'sent') return;
-	account.failure = {
-		...account.failure,
-		description: joinLines(account.failure.description, line),
+function addLine(entry: EnvelopeOutcome, line: string): void {
+	if (entry.outcome === 'sent') return;
+	entry.failure = {
+		...entry.failure,
+		description: joinLines(entry.failure.description, line),
 	};
 }
 
 /**
- * One look in the SMS list for the `unknown` envelopes: those found enter `accounts` as sent.
+ * One look in the SMS list for the `unknown` envelopes: those found enter `outcomes` as sent.
  * Gives false when the list could not be read (each message then says so); on the `last` look,
  * each message not found says so.
  */
 async function lookUp(
 	this: IExecuteFunctions,
-	accounts: Map<Envelope, Account>,
-	unknown: Array<[Envelope, Account]>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
+	unknown: Array<[Envelope, EnvelopeOutcome]>,
 	runStartedAt: number,
 	{
 		settings,
@@ -161,7 +161,7 @@ async function lookUp(
 		last,
 	}: { settings: RunPlan['settings']; parallelRequests: number; last: boolean },
 ): Promise<boolean> {
-	const sent = sentOfRun(accounts);
+	const sent = sentOfRun(outcomes);
 	const since = earliestTry(unknown, runStartedAt);
 	let records: Array<IDataObject | undefined>;
 	try {
@@ -172,19 +172,19 @@ async function lookUp(
 		);
 	} catch (caught) {
 		const why = `Not checked in the SMS list: ${(caught as Error).message}.`;
-		for (const [, account] of unknown) addLine(account, why);
+		for (const [, entry] of unknown) addLine(entry, why);
 		return false;
 	}
-	unknown.forEach(([envelope, account], k) => {
+	unknown.forEach(([envelope, entry], k) => {
 		const record = records[k];
 		if (record) {
-			accounts.set(envelope, {
+			outcomes.set(envelope, {
 				outcome: 'sent',
 				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
 		} else if (last) {
 			addLine(
-				account,
+				entry,
 				'Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.',
 			);
 		}
@@ -193,25 +193,25 @@ async function lookUp(
 }
 
 /**
- * Sends the batches and enters every envelope's outcome in `accounts`: sent (with its record), not
+ * Sends the batches and enters every envelope's outcome in `outcomes`: sent (with its record), not
  * sent, or may have been sent; the last are looked up in the SMS list.
  */
-export async function sendAndAccount(
+export async function sendEnvelopes(
 	this: IExecuteFunctions,
 	{ options, settings, credentials }: Pick<RunPlan, 'options' | 'settings' | 'credentials'>,
 	batches: Envelope[][],
-	accounts: Map<Envelope, Account>,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
 ): Promise<RequestReport[]> {
 	const runStartedAt = Date.now();
 	// Each request's outcome is entered as soon as it is known, so that whatever ends the run
-	// later, what went out is in the account.
+	// later, what went out is in `outcomes`.
 	const enter = ({ request, batch, sent, failure }: RequestReport) => {
 		batch.forEach((envelope, k) => {
 			const item = sent[k];
-			if (item) accounts.set(envelope, { outcome: 'sent', item });
+			if (item) outcomes.set(envelope, { outcome: 'sent', item });
 			else if (failure) {
 				const where = `request ${request} of ${batches.length}`;
-				accounts.set(envelope, {
+				outcomes.set(envelope, {
 					outcome: failure.outcome,
 					failure,
 					where,
@@ -229,13 +229,13 @@ export async function sendAndAccount(
 		credentials,
 	);
 	for (const envelope of notAttempted) {
-		accounts.set(envelope, {
+		outcomes.set(envelope, {
 			outcome: 'notSent',
 			failure: NOT_ATTEMPTED,
 			where: NOT_ATTEMPTED_WHERE,
 		});
 	}
-	await resolveUnknown.call(this, accounts, runStartedAt, {
+	await resolveUnknown.call(this, outcomes, runStartedAt, {
 		settings,
 		parallelRequests: options.parallelRequests,
 	});
