@@ -113,12 +113,12 @@ function failedRequestLines(
 /** The items an earlier try sent, and those of unknown outcome found in the SMS list since. */
 function sentEarlierOrFoundLines(
 	outcomes: Map<Envelope, EnvelopeOutcome>,
-	recalled: Envelope[],
+	sentEarlier: Envelope[],
 ): string[] {
 	const lines: string[] = [];
-	if (recalled.length) {
+	if (sentEarlier.length) {
 		lines.push(
-			`Items ${itemRanges(recalled.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
+			`Items ${itemRanges(sentEarlier.map((e) => e.itemIndex))} went out in an earlier try of this node in this execution (n8n's Retry On Fail, or the failed execution this one retries) and were not sent again.`,
 		);
 	}
 	const found = [...outcomes]
@@ -140,7 +140,7 @@ function headline(
 	failed: RequestReport[],
 	outcomes: Map<Envelope, EnvelopeOutcome>,
 	byOutcome: Record<SendOutcome, number[]>,
-	recalled: number,
+	sentEarlier: number,
 ): { message: string; httpCode?: string; itemIndex?: number } {
 	const firstNotSent = [...outcomes]
 		.filter(([, entry]) => entry.outcome !== 'sent')
@@ -150,7 +150,7 @@ function headline(
 	let first: Omit<Failure, 'outcome'> = known ?? { message: 'Delivery unknown' };
 	// n8n's editor titles an error with its item ("[item 0]"); when no item of the run went out,
 	// the title names the run instead, and never says "not sent" of items that may have been.
-	const everyItemFailed = byOutcome.sent.length === 0 && recalled === 0;
+	const everyItemFailed = byOutcome.sent.length === 0 && sentEarlier === 0;
 	let message = first.message;
 	if (everyItemFailed && byOutcome.unknown.length > 0 && byOutcome.notSent.length > 0) {
 		const unknown = [...outcomes.values()].find((entry) => entry.outcome === 'unknown');
@@ -171,7 +171,7 @@ export function runError(
 	node: INode,
 	reports: RequestReport[],
 	outcomes: Map<Envelope, EnvelopeOutcome>,
-	recalled: Envelope[],
+	sentEarlier: Envelope[],
 	requests: number,
 	{ retrySkipsSent = true }: { retrySkipsSent?: boolean } = {},
 ): NodeApiError {
@@ -185,10 +185,15 @@ export function runError(
 	for (const [{ itemIndex }, entry] of outcomes) byOutcome[entry.outcome].push(itemIndex);
 	const description = [
 		...failedRequestLines(failed, outcomes, requests),
-		...sentEarlierOrFoundLines(outcomes, recalled),
+		...sentEarlierOrFoundLines(outcomes, sentEarlier),
 		...runSummary(byOutcome, notAttempted, { retrySkipsSent }),
 	].join('\n');
-	const { message, httpCode, itemIndex } = headline(failed, outcomes, byOutcome, recalled.length);
+	const { message, httpCode, itemIndex } = headline(
+		failed,
+		outcomes,
+		byOutcome,
+		sentEarlier.length,
+	);
 	return new NodeApiError(
 		node,
 		{ message, httpCode: httpCode ?? null },

@@ -20,7 +20,7 @@ import { dryRunItems } from './dryRun';
 import {
 	ledgerKey,
 	readLedger,
-	recalledJson,
+	sentEarlierJson,
 	sentFacts,
 	writeLedger,
 	type LedgerEntry,
@@ -34,21 +34,21 @@ const EARLIER_UNKNOWN_HINT =
  * What earlier tries of this run sent, or may have sent, enters `outcomes` and is not sent again;
  * gives the envelopes still to send and those an earlier try sent.
  */
-function recallEarlierTries(
+function skipWhatEarlierTriesSent(
 	this: IExecuteFunctions,
 	envelopes: Envelope[],
 	outcomes: Map<Envelope, EnvelopeOutcome>,
-): { toSend: Envelope[]; recalled: Envelope[] } {
+): { toSend: Envelope[]; sentEarlier: Envelope[] } {
 	const ledger = readLedger(this);
-	const recalled: Envelope[] = [];
+	const sentEarlier: Envelope[] = [];
 	const toSend: Envelope[] = [];
 	for (const envelope of envelopes) {
 		const earlier = ledger.get(envelope.itemIndex);
 		if (earlier?.key !== ledgerKey(envelope)) {
 			toSend.push(envelope);
 		} else if (earlier.outcome === 'sent') {
-			recalled.push(envelope);
-			const json = recalledJson(envelope, earlier.sent) as JsonObject;
+			sentEarlier.push(envelope);
+			const json = sentEarlierJson(envelope, earlier.sent) as JsonObject;
 			const item = { json, pairedItem: { item: envelope.itemIndex } };
 			outcomes.set(envelope, { outcome: 'sent', item });
 		} else {
@@ -64,7 +64,7 @@ function recallEarlierTries(
 			});
 		}
 	}
-	return { toSend, recalled };
+	return { toSend, sentEarlier };
 }
 
 /** Whether any of the run's `envelopes` is not accounted for as sent. */
@@ -119,7 +119,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	}
 
 	const outcomes = new Map<Envelope, EnvelopeOutcome>();
-	const { toSend, recalled } = recallEarlierTries.call(this, envelopes, outcomes);
+	const { toSend, sentEarlier } = skipWhatEarlierTriesSent.call(this, envelopes, outcomes);
 	// Request Options → Batching: no request carries more than Items per Batch envelopes.
 	const batches = toBatches(toSend, Math.min(options.batchSize, settings.itemsPerBatch));
 	// Whether a next try of this run may come: n8n's Retry On Fail, or a retry of the failed
@@ -129,7 +129,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	try {
 		const reports = await sendEnvelopes.call(this, plan, batches, outcomes);
 		if (notAllSent(outcomes, envelopes.length) && !continueOnFail) {
-			throw runError(node, reports, outcomes, recalled, batches.length);
+			throw runError(node, reports, outcomes, sentEarlier, batches.length);
 		}
 		for (const [envelope, entry] of outcomes) {
 			if (entry.outcome === 'sent') place(entry.item);

@@ -21,7 +21,7 @@ import { executionNodeContext, runIndexOf } from '../../../../shared/n8n/n8nInte
  * removed when a try returns otherwise, and a ledger left in a failed execution goes with that
  * execution's data. A sent message
  * takes at most 64 bytes: what the API returned that its item does not hold (`SentFacts`); its
- * output is rebuilt from its item (`recalledJson`).
+ * output is rebuilt from its item (`sentEarlierJson`).
  */
 export type LedgerEntry =
 	| { key: string; outcome: 'sent'; sent: SentFacts }
@@ -102,7 +102,7 @@ export function sentFacts(json: IDataObject, text: string | undefined): SentFact
 	};
 }
 
-/** What a recalled item says when this try's text is not the one an earlier try sent. */
+/** What the item an earlier try sent says when this try's text is not the one that went out. */
 const OTHER_TEXT_NOTE =
 	"An earlier try of this node in this execution sent this item's message with another text than this try's (the Message changes each time it is read, as a code or {{ $now }} does), so `message` is left out: the text that went out is not known here. SMS → Get Many shows it.";
 
@@ -110,7 +110,7 @@ const OTHER_TEXT_NOTE =
  * The output of a message an earlier try sent, rebuilt from its item and what the ledger kept:
  * this try's text only when it is the one that went out.
  */
-export function recalledJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
+export function sentEarlierJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
 	const found = facts.found;
 	const sameText = facts.textHash === undefined || facts.textHash === textHash(envelope.message);
 	return {
