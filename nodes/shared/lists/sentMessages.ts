@@ -48,17 +48,18 @@ function recipientOf(value: unknown): string {
  * What a message and its record have in common: the normalised number and the text, compared as
  * a service may store it (`comparableText`: trimmed, line breaks, Unicode NFC).
  */
-const keyOf = (recipient: unknown, text: unknown) =>
+const numberAndTextKey = (recipient: unknown, text: unknown) =>
 	JSON.stringify([recipientOf(recipient), typeof text === 'string' ? comparableText(text) : text]);
 
 const isSetId = (messageId: SentMessage['messageId']) =>
 	messageId !== undefined && messageId !== '';
 
 /** The id a message's own record has, if known: Send's id, or the list's from an earlier look. */
-const idOf = ({ messageId, recordId }: SentMessage) => (isSetId(messageId) ? messageId : recordId);
+const ownRecordId = ({ messageId, recordId }: SentMessage) =>
+	isSetId(messageId) ? messageId : recordId;
 
 /** Newest first: by `sentAt`, then by the larger id. */
-function recency(a: IDataObject, b: IDataObject): number {
+function newestFirst(a: IDataObject, b: IDataObject): number {
 	const at = (r: IDataObject) => {
 		const ms = apiTime(r.sentAt);
 		return Number.isNaN(ms) ? -Infinity : ms;
@@ -88,7 +89,7 @@ function matchSentMessages(
 ): Array<IDataObject | undefined> {
 	const byKey = new Map<string, IDataObject[]>();
 	for (const record of records) {
-		const key = keyOf(record.recipient, record.content);
+		const key = numberAndTextKey(record.recipient, record.content);
 		const group = byKey.get(key);
 		if (group) group.push(record);
 		else byKey.set(key, [record]);
@@ -99,7 +100,7 @@ function matchSentMessages(
 		{ records: IDataObject[]; next: number; byId: Map<string, IDataObject[]> }
 	>();
 	for (const [key, group] of byKey) {
-		group.sort(recency);
+		group.sort(newestFirst);
 		const byId = new Map<string, IDataObject[]>();
 		for (const record of group) {
 			if (record.id === undefined) continue;
@@ -110,11 +111,13 @@ function matchSentMessages(
 		}
 		groups.set(key, { records: group, next: 0, byId });
 	}
-	const groupOf = wanted.map(({ recipient, text }) => groups.get(keyOf(recipient, text)));
+	const groupOf = wanted.map(({ recipient, text }) =>
+		groups.get(numberAndTextKey(recipient, text)),
+	);
 
 	const given = new Set<IDataObject>();
 	const result: Array<IDataObject | undefined> = wanted.map((message, k) => {
-		const id = idOf(message);
+		const id = ownRecordId(message);
 		if (!isSetId(id)) return undefined;
 		const own = groupOf[k]?.byId
 			.get(String(id))
@@ -161,7 +164,7 @@ interface SameNumberAndText {
 function byNumberAndText(wanted: SentMessage[]): Map<string, SameNumberAndText> {
 	const groups = new Map<string, SameNumberAndText>();
 	for (const message of wanted) {
-		const key = keyOf(message.recipient, message.text);
+		const key = numberAndTextKey(message.recipient, message.text);
 		const group = groups.get(key);
 		if (group) {
 			group.messages.push(message);
@@ -231,7 +234,7 @@ class SmsListReading {
 		if (this.seen.has(id)) return undefined;
 		this.seen.add(id);
 		this.records.push(record);
-		const key = keyOf(record.recipient, record.content);
+		const key = numberAndTextKey(record.recipient, record.content);
 		if (!this.unsettled.has(key) || !provablySentSince(record, this.groups.get(key)!.since)) {
 			return undefined;
 		}
@@ -247,7 +250,9 @@ class SmsListReading {
 		const { messages } = this.groups.get(key)!;
 		const settled =
 			count >= messages.length &&
-			messages.every((message) => !isSetId(idOf(message)) || ids.has(String(idOf(message))));
+			messages.every(
+				(message) => !isSetId(ownRecordId(message)) || ids.has(String(ownRecordId(message))),
+			);
 		if (settled) this.unsettled.delete(key);
 	}
 }

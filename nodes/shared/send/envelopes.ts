@@ -86,17 +86,17 @@ export function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][
 }
 
 /** What the API must keep of an envelope: its number (in Send's form) and its reference. */
-const keptKey = (number: string, reference: unknown) =>
+const numberAndReferenceKey = (number: string, reference: unknown) =>
 	JSON.stringify([number, isSet(reference) ? String(reference) : '']);
 
-/** The outgoing records of an answer by what they keep of their envelope, in answer order. */
-function recordsByKept(outgoings: unknown): Map<string, IDataObject[]> {
+/** An answer's outgoing records by number (in Send's form) and reference, in answer order. */
+function recordsByNumberAndReference(outgoings: unknown): Map<string, IDataObject[]> {
 	const records = new Map<string, IDataObject[]>();
 	for (const record of Array.isArray(outgoings) ? outgoings : []) {
 		if (!record || typeof record !== 'object') continue;
 		const { recipient, thirdPartyRef } = record as IDataObject;
 		if (typeof recipient !== 'string') continue;
-		const key = keptKey(normalisedPhoneNumber(recipient) ?? recipient, thirdPartyRef);
+		const key = numberAndReferenceKey(normalisedPhoneNumber(recipient) ?? recipient, thirdPartyRef);
 		const same = records.get(key) ?? [];
 		same.push(record as IDataObject);
 		records.set(key, same);
@@ -110,7 +110,10 @@ function recordsByKept(outgoings: unknown): Map<string, IDataObject[]> {
  * `comparableText` gives it, in request order among equal texts; when one envelope and one record
  * are left over, they are paired.
  */
-function pairTie(envelopes: Envelope[], records: IDataObject[]): Array<IDataObject | undefined> {
+function pairSameNumberAndReference(
+	envelopes: Envelope[],
+	records: IDataObject[],
+): Array<IDataObject | undefined> {
 	if (envelopes.length === 1 && records.length === 1) return [records[0]];
 	const free = [...records];
 	const paired = envelopes.map(({ envelope }) => {
@@ -128,24 +131,24 @@ function pairTie(envelopes: Envelope[], records: IDataObject[]): Array<IDataObje
 /**
  * Pairs the outgoing records of an accepted request with the envelopes it carried by what the API
  * must keep of each (its number and reference), never by position alone; the text decides only
- * between envelopes that share both (`pairTie`). An envelope no record pairs with gets
- * `undefined`: its outcome is unknown.
+ * between envelopes that share both (`pairSameNumberAndReference`). An envelope no record pairs
+ * with gets `undefined`: its outcome is unknown.
  */
 export function matchOutgoings(
 	outgoings: unknown,
 	batch: Envelope[],
 ): Array<IDataObject | undefined> {
-	const records = recordsByKept(outgoings);
-	const ties = new Map<string, number[]>();
+	const records = recordsByNumberAndReference(outgoings);
+	const byNumberAndReference = new Map<string, number[]>();
 	batch.forEach(({ envelope }, k) => {
-		const key = keptKey(envelope.number, envelope.thirdPartyRef);
-		const tie = ties.get(key);
-		if (tie) tie.push(k);
-		else ties.set(key, [k]);
+		const key = numberAndReferenceKey(envelope.number, envelope.thirdPartyRef);
+		const same = byNumberAndReference.get(key);
+		if (same) same.push(k);
+		else byNumberAndReference.set(key, [k]);
 	});
 	const result: Array<IDataObject | undefined> = batch.map(() => undefined);
-	for (const [key, positions] of ties) {
-		const paired = pairTie(
+	for (const [key, positions] of byNumberAndReference) {
+		const paired = pairSameNumberAndReference(
 			positions.map((k) => batch[k]),
 			records.get(key) ?? [],
 		);

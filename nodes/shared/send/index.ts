@@ -70,9 +70,9 @@ export async function sendInOneRequest(
 	if (entries.some(([, { outcome }]) => outcome !== 'sent')) {
 		const items = (wanted: EnvelopeOutcome['outcome']) =>
 			entries.filter(([, { outcome }]) => outcome === wanted).map(([{ itemIndex }]) => itemIndex);
-		const went = { sent: items('sent'), unknown: items('unknown') };
-		if (went.sent.length + went.unknown.length > 0) {
-			executionNodeContext(this)[SENT_FIELD] = { ...sentBefore(this), [run]: went };
+		const sentOrMaybe = { sent: items('sent'), unknown: items('unknown') };
+		if (sentOrMaybe.sent.length + sentOrMaybe.unknown.length > 0) {
+			executionNodeContext(this)[SENT_FIELD] = { ...sentBefore(this), [run]: sentOrMaybe };
 		}
 		throw runError(this.getNode(), reports, outcomes, [], batches.length, {
 			retrySkipsSent: false,

@@ -43,20 +43,20 @@ export async function lookUpSent(
 		CREDENTIAL_TYPE,
 	);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
-	const gate = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
+	const limiter = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
-		control: { gate, run: new RunProgress() },
+		control: { gate: limiter, run: new RunProgress() },
 	});
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
-	const claimed = sent.filter(({ envelope }) => keys.has(key(envelope)));
+	const sentAlike = sent.filter(({ envelope }) => keys.has(key(envelope)));
 	// The sent messages come first: they are known to be in the list, so they take records before
 	// any message that only may have been sent does (by id where Send's ids are the list's, else
 	// the most recent ones). A message of unknown outcome is found only when the list holds more
 	// matching records than the run's sent messages took.
 	const wanted = [
-		...claimed.map(({ envelope, id, listed }) => {
+		...sentAlike.map(({ envelope, id, listed }) => {
 			const known = typeof id === 'number' || typeof id === 'string' ? id : undefined;
 			return {
 				recipient: envelope.envelope.number,
@@ -73,8 +73,8 @@ export async function lookUpSent(
 	];
 	const records = await findSentMessages(wanted, {
 		readPage,
-		parallel: () => gate.window,
+		parallel: () => limiter.window,
 		repeated: repeatedPagesError(this.getNode(), 'the outcome stays unknown'),
 	});
-	return records.slice(claimed.length);
+	return records.slice(sentAlike.length);
 }

@@ -32,8 +32,8 @@ export async function sendAll(
 	const reports: RequestReport[] = [];
 	const notAttempted: Envelope[] = [];
 	let stopped = false;
-	const gate = runLimiter(options.parallelRequests, sendBaseUrl, apiToken);
-	const control: RequestControl = { gate, stopped: () => stopped, run: new RunProgress() };
+	const limiter = runLimiter(options.parallelRequests, sendBaseUrl, apiToken);
+	const control: RequestControl = { gate: limiter, stopped: () => stopped, run: new RunProgress() };
 	let nextStart = 0;
 	const send = async (index: number) => {
 		if (batchInterval > 0) {
@@ -69,7 +69,7 @@ export async function sendAll(
 	};
 	if (batches.length > 0) await send(next++);
 	// As many workers as the window may ever hold: the limiter decides how many send at once.
-	const workers = Math.min(gate.cap, batches.length - next);
+	const workers = Math.min(limiter.cap, batches.length - next);
 	await Promise.all(Array.from({ length: workers }, worker));
 	for (const batch of batches.slice(next))
 		for (const envelope of batch) notAttempted.push(envelope);

@@ -125,7 +125,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	// Whether a next try of this run may come: n8n's Retry On Fail, or a retry of the failed
 	// execution, runs the node again after it throws, and n8n 2.x's Retry On Fail also after it
 	// returns with an error as its first item. Only then is the ledger kept.
-	let triedAgain = true;
+	let nextTryMayCome = true;
 	try {
 		const reports = await sendEnvelopes.call(this, plan, batches, outcomes);
 		if (notAllSent(outcomes, envelopes.length) && !continueOnFail) {
@@ -138,9 +138,9 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 				place(outcomeItem(node, entry.failure, envelope, outcome));
 			}
 		}
-		triedAgain = node.retryOnFail === true && results[0]?.json.error !== undefined;
+		nextTryMayCome = node.retryOnFail === true && results[0]?.json.error !== undefined;
 	} finally {
-		if (triedAgain) keepForNextTry.call(this, outcomes);
+		if (nextTryMayCome) keepForNextTry.call(this, outcomes);
 		else writeLedger(this, new Map());
 	}
 	return [results];

@@ -55,7 +55,7 @@ type Stored =
 	/** As builds before the 64-byte form stored a sent message: its whole output. */
 	| { key: string; outcome: 'sent'; json: IDataObject };
 
-function stored(entry: LedgerEntry): Stored {
+function toStored(entry: LedgerEntry): Stored {
 	if (entry.outcome === 'unknown') return entry;
 	const { id, sentAt, found, credits, balance, textHash = '' } = entry.sent;
 	return found
@@ -63,7 +63,7 @@ function stored(entry: LedgerEntry): Stored {
 		: [entry.key, id, sentAt, credits ?? null, balance ?? null, textHash];
 }
 
-function entryOf(value: Stored): LedgerEntry {
+function fromStored(value: Stored): LedgerEntry {
 	if (!Array.isArray(value)) {
 		if (value.outcome === 'unknown') return value;
 		const json = value.json ?? {};
@@ -125,7 +125,7 @@ export function sentEarlierJson({ senderId, envelope }: Envelope, facts: SentFac
 	};
 }
 
-const FIELD = 'smsSendLedger';
+const LEDGER_FIELD = 'smsSendLedger';
 
 /** What the ledger knows an item's message by, beside the item's index: its recipient. */
 export const ledgerKey = ({ envelope }: Envelope): string => envelope.number;
@@ -138,10 +138,10 @@ function runKey(context: IExecuteFunctions): string {
 
 /** What earlier tries of this run of the node left, by item index. */
 export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry> {
-	const runs = executionNodeContext(context)[FIELD] as Ledgers | undefined;
+	const runs = executionNodeContext(context)[LEDGER_FIELD] as Ledgers | undefined;
 	const entries = runs?.[runKey(context)] ?? {};
 	return new Map(
-		Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), entryOf(entry)]),
+		Object.entries(entries).map(([itemIndex, entry]) => [Number(itemIndex), fromStored(entry)]),
 	);
 }
 
@@ -151,13 +151,13 @@ export function readLedger(context: IExecuteFunctions): Map<number, LedgerEntry>
  */
 export function writeLedger(context: IExecuteFunctions, entries: Map<number, LedgerEntry>): void {
 	const node = executionNodeContext(context);
-	const runs = (node[FIELD] ?? {}) as Ledgers;
+	const runs = (node[LEDGER_FIELD] ?? {}) as Ledgers;
 	const run = runKey(context);
 	if (entries.size > 0) {
 		runs[run] = Object.fromEntries(
-			[...entries].map(([itemIndex, entry]) => [itemIndex, stored(entry)]),
+			[...entries].map(([itemIndex, entry]) => [itemIndex, toStored(entry)]),
 		);
 	} else delete runs[run];
-	if (Object.keys(runs).length > 0) node[FIELD] = runs;
-	else delete node[FIELD];
+	if (Object.keys(runs).length > 0) node[LEDGER_FIELD] = runs;
+	else delete node[LEDGER_FIELD];
 }
