@@ -146,7 +146,7 @@ function matchSentMessages(
  */
 export type SmsPageReader = (query: IDataObject) => Promise<JsonObject>;
 
-export interface FindOptions {
+interface FindOptions {
 	readPage: SmsPageReader;
 	/** Pages read at once when the whole window is read (default 1; a limiter's window). */
 	parallel?: () => number;

@@ -29,7 +29,7 @@ export type LedgerEntry =
 	| { key: string; outcome: 'unknown'; message?: string; triedAt?: number };
 
 /** What the API gave a sent message that its item does not hold, and what its text was. */
-export interface SentFacts {
+interface SentFacts {
 	id: unknown;
 	/** `textHash` of the text that went out; absent in ledgers of builds before it was kept. */
 	textHash?: string;

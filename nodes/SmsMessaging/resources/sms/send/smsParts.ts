@@ -5,7 +5,7 @@ const GSM_BASIC = new Set(
 /** GSM 03.38 extension table: an escape plus the character, two septets each. */
 const GSM_EXTENDED = new Set('^{}\\[~]|€\f');
 
-export interface PartEstimate {
+interface PartEstimate {
 	encoding: 'GSM-7' | 'UCS-2';
 	/** Septets for GSM-7, UTF-16 code units for UCS-2. */
 	length: number;
