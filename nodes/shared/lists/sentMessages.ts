@@ -72,8 +72,10 @@ function newestFirst(a: IDataObject, b: IDataObject): number {
 /**
  * Gives each wanted message its SMS record, or undefined when the records hold none:
  * - a record matches a message when its recipient (normalised like Send's numbers) and its
- *   `content` (as `comparableText` gives it) are the message's, and it was sent no earlier than the message's `since`;
- * - a matching record whose `id` equals the message's `messageId` is its record;
+ *   `content` (as `comparableText` gives it) are the message's, and it was provably sent no
+ *   earlier than the message's `since` (`provablySentSince`);
+ * - a matching record whose `id` equals the message's `messageId` (or, without one, its
+ *   `recordId`) is its record;
  * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
  *   given, in the order the messages come: the same text sent to the same number several times
  *   gives each message a different record, the first message the most recent;

@@ -1,7 +1,9 @@
-import { comparableText } from '../lists/sentMessages';
+// Envelopes: each item checked and made an envelope, batched, paired with its outgoing record.
+
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
+import { comparableText } from '../lists/sentMessages';
 import {
 	defaultCountry,
 	fieldsOf,
@@ -68,7 +70,10 @@ export function readEnvelope(node: INode, read: EnvelopeReaders, itemIndex: numb
 	};
 }
 
-/** Envelopes go out in input order, split by Sender ID (one per request) and by batch size. */
+/**
+ * The run's batches: one Sender ID each (one per request), at most `batchSize` envelopes; Sender
+ * IDs in the order each first comes, the envelopes of each in input order.
+ */
 export function toBatches(envelopes: Envelope[], batchSize: number): Envelope[][] {
 	const bySender = new Map<string, Envelope[]>();
 	for (const envelope of envelopes) {

@@ -1,3 +1,10 @@
+// Sending messages, for every node of the package: the parts SMS → Send uses, and sendInOneRequest.
+//
+// The parts: the plan (every item checked before the first request), the request of one batch,
+// the scheduler of the run's requests, the outcome of every envelope and the run's error. SMS →
+// Send builds on them (it adds Continue On Fail, the dry run and its ledger); other nodes send
+// through `sendInOneRequest`.
+
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
@@ -5,11 +12,6 @@ import { executionNodeContext, runIndexOf } from '../n8n/n8nInternals';
 import { sendEnvelopes, type EnvelopeOutcome } from './outcomes';
 import { planRun } from './plan';
 import { itemRanges, runError } from './runError';
-
-// Sending messages, for every node of the package: the plan (every item checked before the first
-// request), the request of one batch, the scheduler of the run's requests, the outcome of every
-// envelope and the run's error. SMS → Send builds on the parts (it adds Continue On
-// Fail, the dry run and its ledger); other nodes send through `sendInOneRequest`.
 
 export { outcomeItem, sendEnvelopes, type EnvelopeOutcome } from './outcomes';
 export { planRun, type RunPlan } from './plan';

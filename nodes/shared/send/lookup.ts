@@ -1,3 +1,5 @@
+// Looking up in the SMS list the messages of a run whose outcome is unknown.
+
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
@@ -10,14 +12,14 @@ import { CREDENTIAL_TYPE, RunProgress } from '../requests/transport';
 import type { RequestSettings } from '../requests/requestOptions';
 
 /**
- * Looks up, in the SMS list, messages whose send had an unknown outcome, with issue 21's matcher
+ * Looks up, in the SMS list, messages whose send had an unknown outcome, with `findSentMessages`
  * (recipient after Send's normalisation and text as a service may store it, never one record for
- * two messages). Only
- * records sent since `runStartedAt` (when the first try that may have sent them started, less
- * `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number and text take their
- * records first, so that no sent message is another one's proof. Gives each envelope its SMS
- * record, or undefined; throws when the list cannot be read. Reads as many pages at once as the
- * run's Requests in Parallel allows (1: one at a time), Auto with the credential's other runs.
+ * two messages). Only records sent since `runStartedAt` (when the first try that may have sent
+ * them started, less `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number
+ * and text take their records first, so that no sent message is another one's proof. Gives each
+ * envelope its SMS record, or undefined; throws when the list cannot be read. Reads as many pages
+ * at once as the run's Requests in Parallel allows (1: one at a time), Auto with the credential's
+ * other runs.
  */
 export async function lookUpSent(
 	this: IExecuteFunctions,

@@ -1,3 +1,5 @@
+// SMS → Send's Options, read and checked before anything is sent.
+
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { DEFAULT_PARALLEL_REQUESTS, DEFAULT_RETRY } from '../requests/transport';

@@ -1,3 +1,5 @@
+// What became of each envelope of a run: sent, not sent, or unknown and looked up in the SMS list.
+
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -16,7 +18,10 @@ import type { RunPlan } from './plan';
 import { sendBatch, type Failure } from './request';
 import { sendAll, type RequestReport } from './scheduler';
 
-/** What became of one envelope of the run, and where it is told. */
+/**
+ * What became of one envelope of the run: sent, with its output item; or not sent or unknown, with
+ * why (`failure`) and where (`where`: its request, an earlier try, or not attempted).
+ */
 export type EnvelopeOutcome =
 	| { outcome: 'sent'; item: INodeExecutionData }
 	| {
@@ -27,6 +32,7 @@ export type EnvelopeOutcome =
 			triedAt?: number;
 	  };
 
+/** The `where` of the envelopes a stopped run did not attempt. */
 export const NOT_ATTEMPTED_WHERE = 'not attempted';
 
 const NOT_ATTEMPTED = {
@@ -63,8 +69,8 @@ export function outcomeItem(
 /**
  * A message found in the SMS list after an unknown outcome, in the shape of Send's other items
  * (the outgoing record's fields, from the envelope and the list's record), so that what follows
- * Send reads it alike (SMS → Get Delivery Status reads `recipient`, `message` and `id`). The list's
- * record is kept whole in `smsRecord`; `credits` and `balance` are not known.
+ * Send reads it alike (SMS → Get Delivery Status reads `recipient`, `message`, `id` and `sentAt`).
+ * The list's record is kept whole in `smsRecord`; `credits` and `balance` are not known.
  */
 function foundItemJson({ senderId, envelope }: Envelope, record: IDataObject): JsonObject {
 	return {
@@ -193,8 +199,8 @@ async function lookUp(
 }
 
 /**
- * Sends the batches and enters every envelope's outcome in `outcomes`: sent (with its record), not
- * sent, or may have been sent; the last are looked up in the SMS list.
+ * Sends the batches and enters every envelope's outcome in `outcomes`: sent (with its output item),
+ * not sent, or unknown (may have been sent); the unknown ones are looked up in the SMS list.
  */
 export async function sendEnvelopes(
 	this: IExecuteFunctions,

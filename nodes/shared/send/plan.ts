@@ -1,3 +1,5 @@
+// The run plan: everything checked before the first request, every item's envelope included.
+
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { readEnvelope, type Envelope, type EnvelopeReaders } from './envelopes';

@@ -1,3 +1,5 @@
+// One send request: POST /outgoings/send with one batch, and what became of each of its envelopes.
+
 import type { IExecuteFunctions, INodeExecutionData, JsonObject, NodeApiError } from 'n8n-workflow';
 
 import { matchOutgoings, type Envelope } from './envelopes';
@@ -34,7 +36,10 @@ export interface RequestResult {
 	failure?: Failure;
 }
 
-/** POSTs one batch to /outgoings/send, never sent twice: what the request loop made of it. */
+/**
+ * POSTs one batch to /outgoings/send, tried again only when an answer or error proves nothing was
+ * sent; gives how the request ended.
+ */
 async function postBatch(
 	this: IExecuteFunctions,
 	batch: Envelope[],

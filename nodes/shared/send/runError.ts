@@ -1,3 +1,5 @@
+// The error that stops a run: which items were sent, which were not, which may have been.
+
 import { NodeApiError, type INode } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';

@@ -1,3 +1,5 @@
+// A run's requests: the first alone, then the others in parallel, in batch order, until stopped.
+
 import { sleep } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
@@ -13,13 +15,14 @@ export interface RequestReport extends RequestResult {
 }
 
 /**
- * Sends the batches after the first, which goes alone (a wrong token, Sender ID or balance then
- * fails one request, not several), as many at a time as `options.parallelRequests` says: a number
- * fixes it, 0 (Auto) leaves it to the credential's shared limiter (nodes/shared/limiter.ts).
- * Requests start in batch order and at least `batchInterval` apart. With After a Failed Request =
- * Stop, no request starts once one has failed for good: those in flight finish and are reported,
- * the others are not attempted. A 429 or 503 that is waited out (its Retry-After, or a backoff)
- * holds back all of them meanwhile (nodes/shared/transport.ts).
+ * Sends the batches: the first alone (a wrong token, Sender ID or balance then fails one request,
+ * not several), then the others as many at a time as `options.parallelRequests` says: a number
+ * fixes it, 0 (Auto) leaves it to the credential's shared limiter
+ * (nodes/shared/requests/limiter.ts). Requests start in batch order and at least `batchInterval`
+ * apart. With After a Failed Request = Stop, no request starts once one has failed for good: those
+ * in flight finish and are reported, the others are not attempted. A 429 or 503 that is waited out
+ * (its Retry-After, or a backoff) holds back all of them meanwhile
+ * (nodes/shared/requests/transport.ts).
  */
 export async function sendAll(
 	batches: Envelope[][],

@@ -1,3 +1,5 @@
+// SMS → Get Delivery Status: its parameters, and each item's message found in the SMS list.
+
 import {
 	NodeOperationError,
 	type IDataObject,
@@ -103,6 +105,7 @@ export const smsGetStatusDescription: INodeProperties[] = [
 	},
 ];
 
+/** One item's lookup: its message, and the days it may have been sent in. */
 interface Lookup {
 	itemIndex: number;
 	lookbackDays: number;
@@ -114,7 +117,7 @@ interface Lookup {
 /** How long after it went out a message not in the list is "not in the list yet". */
 const NOT_LISTED_YET_MS = 3_600_000;
 
-/** Reads and checks every item's parameters; a bad item is refused before any request. */
+/** Reads and checks one item's parameters, or throws an error naming the item and the field. */
 function readLookup(
 	this: IExecuteFunctions,
 	read: Record<'recipient' | 'message' | 'messageId' | 'sentAt', (itemIndex: number) => unknown>,

@@ -1,3 +1,5 @@
+// SMS → Send's parameters, as the editor shows them.
+
 import type { INodeProperties } from 'n8n-workflow';
 
 import {

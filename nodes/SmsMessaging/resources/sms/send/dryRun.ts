@@ -1,3 +1,5 @@
+// SMS → Send's Dry Run: each item as it would go out, its SMS parts and estimated credits.
+
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { Envelope } from '../../../../shared/send/envelopes';

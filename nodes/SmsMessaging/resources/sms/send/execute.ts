@@ -1,3 +1,5 @@
+// SMS → Send: one run, from the checked items to every item's output, with what earlier tries sent.
+
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -71,7 +73,7 @@ function skipWhatEarlierTriesSent(
 const notAllSent = (outcomes: Map<Envelope, EnvelopeOutcome>, envelopes: number) =>
 	outcomes.size < envelopes || [...outcomes.values()].some(({ outcome }) => outcome !== 'sent');
 
-/** What a run that throws keeps for its next try: what went out, or may have (ledger.ts). */
+/** What a try keeps for the next try of its run, when one may come: what went out, or may have. */
 function keepForNextTry(this: IExecuteFunctions, outcomes: Map<Envelope, EnvelopeOutcome>): void {
 	const kept = new Map<number, LedgerEntry>();
 	for (const [envelope, entry] of outcomes) {

@@ -1,2 +1,4 @@
+// SMS → Send: its parameters and its run.
+
 export { smsSendDescription } from './description';
 export { send } from './execute';

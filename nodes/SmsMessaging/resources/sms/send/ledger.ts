@@ -1,3 +1,21 @@
+// Send's ledger: what a failed try sent, or may have sent, kept for the next try of the same run.
+//
+// What a Send run that failed (threw) leaves for the next try of the same run, by item index: the
+// messages the API accepted and those whose outcome is unknown, each with the recipient it was for.
+//
+// It lives in the node's context of the execution (`getContext('node')`), which n8n keeps in the
+// execution's own data: the same object for every try of n8n's Retry On Fail, and saved with a
+// failed execution, whose data a retry from the Executions list starts from (with the original or
+// the currently saved workflow alike). A new execution starts with an empty context, so the ledger
+// never holds back a message sent again on purpose.
+//
+// When it goes: a try that sends writes it only when a next try can come, that is when the try
+// throws, or (n8n 2.x's Retry On Fail) returns with an error as its first item while Retry On Fail
+// is on; it removes it when it returns otherwise. A try refused before sending, or a Dry Run,
+// leaves it as it was; a ledger left in a failed execution goes with that execution's data. A sent
+// message takes at most 64 bytes: what the API returned that its item does not hold (`SentFacts`);
+// its output is rebuilt from its item (`sentEarlierJson`).
+
 import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
@@ -6,23 +24,7 @@ import { apiTime } from '../../../../shared/input/apiTime';
 import type { Envelope } from '../../../../shared/send/envelopes';
 import { executionNodeContext, runIndexOf } from '../../../../shared/n8n/n8nInternals';
 
-/**
- * What a Send run that failed (threw) leaves for the next try of the same run, by item index: the
- * messages the API accepted and those whose outcome is unknown, each with the recipient it was for.
- *
- * It lives in the node's context of the execution (`getContext('node')`), which n8n keeps in the
- * execution's own data: the same object for every try of n8n's Retry On Fail, and saved with a
- * failed execution, whose data a retry from the Executions list starts from (with the original or
- * the currently saved workflow alike). A new execution starts with an empty context, so the ledger
- * never holds back a message sent again on purpose.
- *
- * When it goes: it is written only when a next try can come, that is when a try throws, or (n8n
- * 2.x's Retry On Fail) returns with an error as its first item while Retry On Fail is on; it is
- * removed when a try returns otherwise, and a ledger left in a failed execution goes with that
- * execution's data. A sent message
- * takes at most 64 bytes: what the API returned that its item does not hold (`SentFacts`); its
- * output is rebuilt from its item (`sentEarlierJson`).
- */
+/** One item's entry: a message the API accepted, or one whose outcome is unknown. */
 export type LedgerEntry =
 	| { key: string; outcome: 'sent'; sent: SentFacts }
 	/** unknown: why, in the words the run used, and when the try that made the request started. */

@@ -1,3 +1,5 @@
+// How many SMS parts, and so credits, a text takes: GSM-7 or UCS-2, as the industry counts them.
+
 /** GSM 03.38 basic character set: one septet each. */
 const GSM_BASIC = new Set(
 	'@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
@@ -13,8 +15,9 @@ interface PartEstimate {
 }
 
 /**
- * The API does not publish its part size. This uses the industry values: 160 GSM-7 characters
- * in one part and 153 per part when split; 70 UCS-2 characters, 67 per part when split.
+ * The API does not publish its part size. This uses the industry values: 160 GSM-7 septets (an
+ * extension character takes two) in one part and 153 per part when split; 70 UCS-2 code units, 67
+ * per part when split.
  */
 export function estimateParts(text: string): PartEstimate {
 	let septets = 0;
