@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
 import { repeatedPagesError } from '../lists/list';
-import { findSentMessages } from '../lists/sentMessages';
+import { findSentMessages, type SentMessage } from '../lists/sentMessages';
 import { CLOCK_MARGIN_MS } from '../lists/sentWindow';
 import { smsListReader } from '../lists/smsListReader';
 import { runLimiter } from '../requests/limiter';
@@ -12,14 +12,37 @@ import { CREDENTIAL_TYPE, RunProgress } from '../requests/transport';
 import type { RequestSettings } from '../requests/requestOptions';
 
 /**
+ * A message of the run the API accepted, with the id of its outgoing record, or of its SMS record
+ * when an earlier look found it in the list (`listed`).
+ */
+export interface SentOfRun {
+	envelope: Envelope;
+	id: unknown;
+	listed: boolean;
+}
+
+/** A message of the run the API accepted, as the SMS list lookup looks for it. */
+function sentMessage({ envelope, id, listed }: SentOfRun, since: number): SentMessage {
+	const known = typeof id === 'number' || typeof id === 'string' ? id : undefined;
+	return {
+		recipient: envelope.envelope.number,
+		text: envelope.envelope.message,
+		...(listed ? { recordId: known } : { messageId: known }),
+		since,
+	};
+}
+
+/**
  * Looks up, in the SMS list, messages whose send had an unknown outcome, with `findSentMessages`
  * (recipient after Send's normalisation and text as a service may store it, never one record for
  * two messages). Only records sent since `runStartedAt` (when the first try that may have sent
  * them started, less `CLOCK_MARGIN_MS`) count, and the run's sent messages with the same number
- * and text take their records first, so that no sent message is another one's proof. Gives each
- * envelope its SMS record, or undefined; throws when the list cannot be read. Reads as many pages
- * at once as the run's Requests in Parallel allows (1: one at a time), Auto with the credential's
- * other runs.
+ * and text take their records first (they are known to be in the list: by id where Send's ids
+ * are the list's, else the most recent ones), so that no sent message is another one's proof: a
+ * message of unknown outcome is found only when the list holds more matching records than they
+ * took. Gives each envelope its SMS record, or undefined; throws when the list cannot be read.
+ * Reads as many pages at once as the run's Requests in Parallel allows (1: one at a time), Auto
+ * with the credential's other runs.
  */
 export async function lookUpSent(
 	this: IExecuteFunctions,
@@ -31,11 +54,7 @@ export async function lookUpSent(
 		parallelRequests,
 	}: {
 		runStartedAt: number;
-		/**
-		 * The run's messages the API accepted, with the id of their outgoing record, or of their
-		 * SMS record when an earlier look found them in the list (`listed`).
-		 */
-		sent: Array<{ envelope: Envelope; id: unknown; listed: boolean }>;
+		sent: SentOfRun[];
 		settings: RequestSettings;
 		/** Send's Requests in Parallel: 0 is Auto. */
 		parallelRequests: number;
@@ -53,20 +72,8 @@ export async function lookUpSent(
 	const key = ({ envelope }: Envelope) => JSON.stringify([envelope.number, envelope.message]);
 	const keys = new Set(envelopes.map(key));
 	const sentAlike = sent.filter(({ envelope }) => keys.has(key(envelope)));
-	// The sent messages come first: they are known to be in the list, so they take records before
-	// any message that only may have been sent does (by id where Send's ids are the list's, else
-	// the most recent ones). A message of unknown outcome is found only when the list holds more
-	// matching records than the run's sent messages took.
 	const wanted = [
-		...sentAlike.map(({ envelope, id, listed }) => {
-			const known = typeof id === 'number' || typeof id === 'string' ? id : undefined;
-			return {
-				recipient: envelope.envelope.number,
-				text: envelope.envelope.message,
-				...(listed ? { recordId: known } : { messageId: known }),
-				since,
-			};
-		}),
+		...sentAlike.map((message) => sentMessage(message, since)),
 		...envelopes.map(({ envelope }) => ({
 			recipient: envelope.number,
 			text: envelope.message,

@@ -13,7 +13,7 @@ import {
 
 import type { Envelope } from './envelopes';
 import { errorItem, joinLines } from '../requests/errors';
-import { lookUpSent } from './lookup';
+import { lookUpSent, type SentOfRun } from './lookup';
 import type { RunPlan } from './plan';
 import { sendBatch, type Failure } from './request';
 import { sendAll, type RequestReport } from './scheduler';
@@ -119,11 +119,8 @@ async function resolveUnknown(
 	}
 }
 
-/**
- * The run's messages known to be sent, with the id of their record: the outgoing record's, or the
- * SMS list's when a look found them there (`listed`).
- */
-function sentOfRun(outcomes: Map<Envelope, EnvelopeOutcome>) {
+/** The run's messages known to be sent, with the id of their record (`SentOfRun`). */
+function sentOfRun(outcomes: Map<Envelope, EnvelopeOutcome>): SentOfRun[] {
 	return [...outcomes].flatMap(([envelope, entry]) =>
 		entry.outcome === 'sent'
 			? [{ envelope, id: entry.item.json.id, listed: entry.item.json.foundInSmsList === true }]
