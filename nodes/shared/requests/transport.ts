@@ -88,7 +88,7 @@ export type Unanswered = {
 };
 
 /** How a request ended. */
-type RequestEnd =
+export type RequestEnd =
 	/** `attemptedAt`: when the attempt that got this answer went out (ms). */
 	| { outcome: 'answered'; response: Answer; attemptedAt: number }
 	| Unanswered

@@ -11,7 +11,7 @@ import {
 	request,
 	unansweredText,
 	type Answer,
-	type Delivery,
+	type RequestEnd,
 	type RequestControl,
 	type RetryPolicy,
 	type Unanswered,
@@ -47,7 +47,7 @@ async function postBatch(
 	options: SendOptions,
 	settings: RequestSettings,
 	control: RequestControl,
-): Promise<Delivery> {
+): Promise<RequestEnd> {
 	const policy: RetryPolicy = { ...DEFAULT_RETRY, maxAttempts: options.maxAttempts };
 	return await request.call(
 		this,
@@ -67,14 +67,14 @@ async function postBatch(
 }
 
 /** A request that got no answer: its messages were not sent, or may have been. */
-function notAnswered(batch: Envelope[], delivery: Unanswered): RequestResult {
-	const code = delivery.code ? `Network error code: ${delivery.code}.` : undefined;
-	const notSent = delivery.outcome === 'notSent';
+function notAnswered(batch: Envelope[], end: Unanswered): RequestResult {
+	const code = end.code ? `Network error code: ${end.code}.` : undefined;
+	const notSent = end.outcome === 'notSent';
 	return {
 		sent: batch.map(() => undefined),
 		failure: {
-			outcome: delivery.outcome,
-			message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(delivery)}`,
+			outcome: end.outcome,
+			message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(end)}`,
 			description: joinLines(code, notSent ? NOT_REACHED_HINT : UNKNOWN_HINT),
 		},
 	};
