@@ -146,15 +146,15 @@ export async function sendBatch(
 	settings: RequestSettings,
 	control: RequestControl,
 ): Promise<RequestResult | undefined> {
-	const delivery = await postBatch.call(this, batch, credentials, options, settings, control);
-	if (delivery.outcome === 'notStarted') return undefined;
-	if (delivery.outcome !== 'answered') return notAnswered(batch, delivery);
-	const { statusCode, body } = delivery.response;
+	const end = await postBatch.call(this, batch, credentials, options, settings, control);
+	if (end.outcome === 'notStarted') return undefined;
+	if (end.outcome !== 'answered') return notAnswered(batch, end);
+	const { statusCode, body } = end.response;
 	const context = { operation: 'sms:send' as const, apiToken: credentials.apiToken };
 	const answer = readAnswer(this.getNode(), statusCode, body, context);
-	if ('error' in answer) return failedAnswer(batch, delivery.response, answer.error);
+	if ('error' in answer) return failedAnswer(batch, end.response, answer.error);
 	// When the attempt the API accepted went out, as far as n8n's clock knows (Get Delivery
 	// Status reads it): after any wait for a Retry-After or a backoff.
-	const sentAt = new Date(delivery.attemptedAt).toISOString();
+	const sentAt = new Date(end.attemptedAt).toISOString();
 	return acceptedAnswer(batch, statusCode, answer.data, sentAt);
 }
