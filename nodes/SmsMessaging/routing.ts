@@ -25,7 +25,7 @@ import { sharedLimiter } from '../shared/requests/limiter';
 import { checkedPage, collectPages, repeatedPagesError } from '../shared/lists/list';
 import type { PageAt, WalkOptions } from '../shared/lists/pageWalker';
 import {
-	CREDENTIAL_TYPE,
+	apiCredentials,
 	requestLoop,
 	RunProgress,
 	unansweredText,
@@ -55,7 +55,7 @@ type ResultOptions = DeclarativeRestApiSettings.ResultOptions;
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 async function apiToken(this: IExecuteSingleFunctions): Promise<string | undefined> {
-	return (await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken;
+	return (await apiCredentials(this)).apiToken;
 }
 
 /**
@@ -292,10 +292,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			const itemIndex = this.getItemIndex();
 			const limit = recordsWanted.call(this);
 			const request = checkedRequest.call(this, requestData, parameters);
-			const { baseUrl, apiToken: token } = await this.getCredentials<{
-				baseUrl: string;
-				apiToken: string;
-			}>(CREDENTIAL_TYPE);
+			const { baseUrl, apiToken: token } = await apiCredentials(this);
 			// Auto: the requests in flight adapt to the API, with every run of this credential.
 			const gate = sharedLimiter(baseUrl, token);
 			const run = new RunProgress();

@@ -5,7 +5,7 @@ import { maskedSmsRecord } from '../shared/approvalLink';
 import { smsListReader } from '../shared/lists/smsListReader';
 import { sharedLimiter } from '../shared/requests/limiter';
 import { repeatedPagesError } from '../shared/lists/list';
-import { CREDENTIAL_TYPE, RunProgress } from '../shared/requests/transport';
+import { apiCredentials, RunProgress } from '../shared/requests/transport';
 import type { ListReader } from './reading/listReading';
 import { storeIds, storeMarks, withLease, type TriggerStaticData } from './state/pollState';
 import { everyStatusAtBaseline, readEveryStatus, type EveryStatus } from './pollEveryStatus';
@@ -28,9 +28,7 @@ import { readWatch, type Watch } from './watch';
  */
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
-	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
+	const credentials = await apiCredentials(this);
 	// The poll's reads wait their turn with the other runs that use this credential and host under
 	// Auto (limiter.ts), and a Retry-After any of them is given holds them all.
 	const readPage = smsListReader.call(this, credentials, {

@@ -42,7 +42,21 @@ import { Limiter } from './limiter';
 import { decide } from './outcome';
 
 /** The credential type every request authenticates with. */
-export const CREDENTIAL_TYPE = 'smsMessagingApi';
+const CREDENTIAL_TYPE = 'smsMessagingApi';
+
+/** The credential's fields (credentials/SmsMessagingApi.credentials.ts). */
+interface ApiCredentials {
+	apiToken: string;
+	baseUrl: string;
+	sendBaseUrl: string;
+}
+
+/** The node's credential, as n8n gives it to any of the nodes' contexts. */
+export async function apiCredentials(context: {
+	getCredentials<T extends object>(type: string): Promise<T>;
+}): Promise<ApiCredentials> {
+	return await context.getCredentials<ApiCredentials>(CREDENTIAL_TYPE);
+}
 
 /** When a request is tried again, and how long it may wait before each attempt. */
 export interface RetryPolicy {
@@ -333,8 +347,7 @@ export async function request(
 		},
 		{
 			...kind,
-			apiToken: async () =>
-				(await this.getCredentials<{ apiToken?: string }>(CREDENTIAL_TYPE)).apiToken,
+			apiToken: async () => (await apiCredentials(this)).apiToken,
 		},
 		{ ...control, stopped: () => cancelled?.aborted === true || control.stopped?.() === true },
 	);

@@ -8,7 +8,7 @@ import { findSentMessages, type SentMessage } from '../lists/sentMessages';
 import { CLOCK_MARGIN_MS } from '../lists/sentWindow';
 import { smsListReader } from '../lists/smsListReader';
 import { runLimiter } from '../requests/limiter';
-import { CREDENTIAL_TYPE, RunProgress } from '../requests/transport';
+import { apiCredentials, RunProgress } from '../requests/transport';
 import type { RequestSettings } from '../requests/requestOptions';
 
 /**
@@ -60,9 +60,7 @@ export async function lookUpSent(
 		parallelRequests: number;
 	},
 ): Promise<Array<IDataObject | undefined>> {
-	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
+	const credentials = await apiCredentials(this);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
 	const limiter = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {

@@ -6,7 +6,7 @@ import { readEnvelope, type Envelope, type EnvelopeReaders } from './envelopes';
 import { errorItem, nodeError } from '../requests/errors';
 import { itemParameterReader } from '../input/itemParameters';
 import { requestSettings, type RequestSettings } from '../requests/requestOptions';
-import { CREDENTIAL_TYPE } from '../requests/transport';
+import { apiCredentials } from '../requests/transport';
 import { fieldsOf, httpUrl } from '../input/validation';
 import { readOptions, type SendOptions } from './options';
 
@@ -65,11 +65,7 @@ export async function planRun(
 			{ description: 'Nothing was sent. Raise the cap in Options, or send fewer items.' },
 		);
 	}
-	const credentials = await this.getCredentials<{
-		baseUrl: string;
-		sendBaseUrl: string;
-		apiToken: string;
-	}>(CREDENTIAL_TYPE);
+	const credentials = await apiCredentials(this);
 	const ref = fieldsOf(node, undefined);
 	httpUrl(ref('baseUrl', 'Base URL'), credentials.baseUrl);
 	httpUrl(ref('sendBaseUrl', 'Send Base URL'), credentials.sendBaseUrl);

@@ -21,7 +21,7 @@ import {
 import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/lists/sentWindow';
 import { smsListReader } from '../../../shared/lists/smsListReader';
 import { sharedLimiter } from '../../../shared/requests/limiter';
-import { CREDENTIAL_TYPE, RunProgress } from '../../../shared/requests/transport';
+import { apiCredentials, RunProgress } from '../../../shared/requests/transport';
 import { requestSettings, type RequestSettings } from '../../../shared/requests/requestOptions';
 import {
 	dateTime,
@@ -207,9 +207,7 @@ async function smsListFor(
 	settings: RequestSettings,
 	itemIndex: number,
 ): Promise<{ readPage: SmsPageReader; parallel: () => number }> {
-	const credentials = await this.getCredentials<{ baseUrl: string; apiToken: string }>(
-		CREDENTIAL_TYPE,
-	);
+	const credentials = await apiCredentials(this);
 	const limiter = sharedLimiter(credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
 		request: settings.request,
