@@ -13,7 +13,7 @@ import { N8n } from './n8n-rest';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require('../simulator/simulator');
 
-export const TRIGGER_WORKFLOW_NAME = 'E2E: SMS Messaging Trigger every minute';
+const TRIGGER_WORKFLOW_NAME = 'E2E: SMS Messaging Trigger every minute';
 
 /** Waits until the simulator has had no request for `forMs` (at most `atMostMs`). */
 async function quiet(simulator: { requests: unknown[] }, forMs: number, atMostMs: number) {

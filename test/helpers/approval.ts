@@ -42,7 +42,7 @@ export function linksSent(sim: Simulator): string[] {
 }
 
 /** The parts of Express's response the node uses, recording what it was told. */
-export class RecordedResponse {
+class RecordedResponse {
 	statusCode = 200;
 	headers: Record<string, string> = {};
 	body?: string;
@@ -67,7 +67,7 @@ export class RecordedResponse {
 	}
 }
 
-export interface WebhookRequest {
+interface WebhookRequest {
 	method: 'GET' | 'POST';
 	/** The link the request goes to (as an SMS carried it): its query arrives with the request. */
 	link?: string;

@@ -40,7 +40,7 @@ export interface ActiveTrigger {
 	staticData: IDataObject;
 }
 
-export interface ActivateOptions {
+interface ActivateOptions {
 	parameters: INode['parameters'];
 	credentials: Credentials;
 	/** Static data saved by an earlier activation of the same workflow. */

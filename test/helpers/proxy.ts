@@ -20,7 +20,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
 	method: string;
 	/** The absolute-form target, as the client sent it: `http://127.0.0.1:1234/api/v3/sms?page=1`. */
 	url: string;

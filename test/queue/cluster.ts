@@ -71,7 +71,7 @@ export function n8nClient(state: QueueState) {
 }
 
 /** A row of n8n's execution_entity table. */
-export interface ExecutionRow {
+interface ExecutionRow {
 	id: string;
 	status: string;
 	mode: string;
@@ -166,7 +166,7 @@ export async function executionData(n8n: N8n, state: QueueState, id: string) {
 }
 
 /** Webhook (POST /webhook/<path>, answering at once) → the given nodes, one after the other. */
-export function webhookWorkflow(name: string, webhookPath: string, nodes: WorkflowNode[]) {
+function webhookWorkflow(name: string, webhookPath: string, nodes: WorkflowNode[]) {
 	const chain: WorkflowNode[] = [
 		{
 			id: 'webhook',
