@@ -8,6 +8,8 @@ module.exports = {
 	preset: 'ts-jest',
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
+	// n8n's logger silent (N8N_LOG_LEVEL), as in the unit run.
+	setupFiles: ['<rootDir>/test/helpers/quiet-n8n-logger.ts'],
 	testMatch: [
 		'**/api-shapes.test.ts',
 		'**/sms-send.test.ts',

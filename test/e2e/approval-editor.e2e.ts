@@ -1,13 +1,12 @@
 // SMS Messaging Approval in n8n's editor, in a real browser: the example workflow on the canvas and
-// the node's panel with its fields (screenshots in docs/).
-import fs from 'node:fs';
-import path from 'node:path';
+// the node's panel with its fields. Its screenshots go to docs/ only with SCREENSHOTS=1, as
+// `npm run screenshots` sets (screenshots.ts); otherwise to a temporary folder.
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { OWNER } from './lines';
 import { lines } from './n8n-rest';
+import { screenshotPath } from './screenshots';
 
-const docs = path.resolve(__dirname, '../../docs');
 const endpoints = lines()[0];
 
 /** The open node panel and its fields' labels, once its first field shows. */
@@ -37,7 +36,6 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 		await page.fill('input[name=password]', OWNER.password);
 		await page.click('[data-test-id=form-submit-button]');
 		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
-		fs.mkdirSync(docs, { recursive: true });
 	});
 
 	afterAll(async () => await browser?.close());
@@ -46,7 +44,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 		await page.goto(`${endpoints.n8nUrl}/workflow/exApproveBulkSend`);
 		const node = page.locator('[data-test-id=canvas-node]', { hasText: 'Ask for approval by SMS' });
 		await node.waitFor();
-		await page.screenshot({ path: path.join(docs, 'editor-approval-example.png') });
+		await page.screenshot({ path: screenshotPath('editor-approval-example.png') });
 
 		await node.dblclick();
 		const { pane, labels } = await panelOf(page);
@@ -62,7 +60,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 				'Options',
 			]),
 		);
-		await pane.screenshot({ path: path.join(docs, 'editor-approval.png') });
+		await pane.screenshot({ path: screenshotPath('editor-approval.png') });
 	});
 
 	test('the field report example: Response Type Custom Form and its Form Fields', async () => {
@@ -77,6 +75,6 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 			expect.arrayContaining(['Response Type', 'Define Form', 'Form Fields', 'Options']),
 		);
 		expect(labels).not.toContain('Approval Options');
-		await pane.screenshot({ path: path.join(docs, 'editor-approval-form.png') });
+		await pane.screenshot({ path: screenshotPath('editor-approval-form.png') });
 	});
 });

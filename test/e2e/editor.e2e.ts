@@ -1,9 +1,8 @@
 // The node in n8n's editor, in a real browser: it can be added from the nodes panel by its short
 // actions (and the trigger by its own), each resource and operation shows its own fields and none
 // of the others', the PENDING hint shows only where it applies, and a wrong token's credential
-// test says what to fix.
-import fs from 'node:fs';
-import path from 'node:path';
+// test says what to fix. Its screenshots go to docs/ only with SCREENSHOTS=1, as
+// `npm run screenshots` sets (screenshots.ts); otherwise to a temporary folder.
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { OWNER } from './lines';
@@ -15,8 +14,8 @@ import {
 	N8n,
 	smsNode,
 } from './n8n-rest';
+import { screenshotPath } from './screenshots';
 
-const docs = path.resolve(__dirname, '../../docs');
 // The editor is checked on the newest line; the workflows run on every line in workflows.e2e.ts.
 const endpoints = lines()[0];
 
@@ -84,7 +83,6 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		await page.fill('input[name=password]', OWNER.password);
 		await page.click('[data-test-id=form-submit-button]');
 		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
-		fs.mkdirSync(docs, { recursive: true });
 	});
 
 	afterAll(async () => await browser?.close());
@@ -126,7 +124,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		]) {
 			await page.getByText(action, { exact: true }).waitFor();
 		}
-		await page.screenshot({ path: path.join(docs, 'editor-nodes-panel-actions.png') });
+		await page.screenshot({ path: screenshotPath('editor-nodes-panel-actions.png') });
 		await page.getByText('Send an SMS', { exact: true }).click();
 		const labels = await shownLabels();
 		expect(labels).toEqual(
@@ -175,7 +173,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 
 			if (title === 'SMS → Send' || title === 'SMS → Get Many') {
 				const file = title === 'SMS → Send' ? 'editor-sms-send.png' : 'editor-sms-get-many.png';
-				await page.locator('[data-test-id=ndv]').screenshot({ path: path.join(docs, file) });
+				await page.locator('[data-test-id=ndv]').screenshot({ path: screenshotPath(file) });
 			}
 		},
 	);
@@ -204,7 +202,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		]);
 		await page
 			.locator('[data-test-id=ndv]')
-			.screenshot({ path: path.join(docs, 'editor-sender-id-pending-hint.png') });
+			.screenshot({ path: screenshotPath('editor-sender-id-pending-hint.png') });
 	});
 
 	test('after a Sender ID → Update that leaves it APPROVED, no PENDING hint', async () => {
@@ -264,7 +262,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			await page.screenshot({ path: '/tmp/i22-credential-dialog.png' });
 			throw error;
 		}
-		await modal.screenshot({ path: path.join(docs, 'editor-credential-wrong-token.png') });
+		await modal.screenshot({ path: screenshotPath('editor-credential-wrong-token.png') });
 	});
 
 	test("the node's Settings offer n8n's Request Options: Batching, Ignore SSL Issues, Proxy, Timeout", async () => {
@@ -285,7 +283,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 		for (const option of ['Batching', 'Ignore SSL Issues (Insecure)', 'Proxy', 'Timeout']) {
 			await page.getByText(option, { exact: true }).last().waitFor();
 		}
-		await page.screenshot({ path: path.join(docs, 'editor-request-options.png') });
+		await page.screenshot({ path: screenshotPath('editor-request-options.png') });
 	});
 
 	test('the SMS Messaging Trigger panel shows its fields, and Fetch Test Event shows a message', async () => {
@@ -330,6 +328,6 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			.waitFor({ timeout: 60_000 });
 		await page
 			.locator('[data-test-id=ndv]')
-			.screenshot({ path: path.join(docs, 'editor-trigger-fetch-test-event.png') });
+			.screenshot({ path: screenshotPath('editor-trigger-fetch-test-event.png') });
 	});
 });

@@ -64,7 +64,7 @@ if (
 	);
 }
 
-export const NODE_TYPE = 'n8n-nodes-sms-messaging.smsMessaging';
+const NODE_TYPE = 'n8n-nodes-sms-messaging.smsMessaging';
 const CREDENTIAL_NAME = 'smsMessagingApi';
 
 /** The short name n8n's loader files a node under: `smsMessaging` for `<package>.smsMessaging`. */
@@ -139,7 +139,7 @@ const credentialTestNode = {
  * Node types the engine knows besides the package's (which come from n8n's loader): the test
  * nodes here, and benchmarks add their own comparison nodes.
  */
-export const nodeTypeInstances: Record<string, INodeType> = {
+const nodeTypeInstances: Record<string, INodeType> = {
 	[ITEMS_TYPE]: new ItemsNode(),
 	[CREDENTIAL_TEST_TYPE]: credentialTestNode,
 };
