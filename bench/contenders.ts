@@ -209,7 +209,7 @@ async function inParallel(count: number, parallel: number, task: (index: number)
 	await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
 }
 
-export const CONTENDERS = {
+const CONTENDERS = {
 	/** This node's Send through n8n-core's engine. */
 	async send(count: number, credentials: Credentials, batchSize: number, parallel?: number) {
 		const result = await runWorkflow({

@@ -34,7 +34,7 @@ export interface GatewayOptions {
 	port?: number;
 }
 
-export interface GatewayRecord {
+interface GatewayRecord {
 	method: string;
 	/** The path and query as received. */
 	url: string;

@@ -17,7 +17,7 @@ const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
 const COUNT = Number(process.env.BENCH_COUNT || 10_000);
 const LINE = '2.x';
 const PORTS = { n8n: 5750, broker: 5751, api: 5752, send: 5753 };
-export const MARKER = '\n## In a real n8n';
+const MARKER = '\n## In a real n8n';
 
 const rows = `return Array.from({ length: ${COUNT} }, (_, i) => ({ json: { number: String(254700000000 + i), message: 'Your code is ' + (100000 + i) } }));`;
 

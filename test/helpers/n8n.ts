@@ -139,7 +139,7 @@ const credentialTestNode = {
  * Node types the engine knows besides the package's (which come from n8n's loader): the test
  * nodes here, and benchmarks add their own comparison nodes.
  */
-const nodeTypeInstances: Record<string, INodeType> = {
+export const nodeTypeInstances: Record<string, INodeType> = {
 	[ITEMS_TYPE]: new ItemsNode(),
 	[CREDENTIAL_TEST_TYPE]: credentialTestNode,
 };
