@@ -1,4 +1,4 @@
-// Checks of what the user typed; each error names the item and the field.
+// Checks of what the user typed (each error names the item and the field), and the input error.
 import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import { apiTime, realDay } from './apiTime';

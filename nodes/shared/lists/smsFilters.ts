@@ -1,4 +1,4 @@
-// The SMS list's filters (status, dates, campaign…): their parameters and their query.
+// The SMS statuses and the list filters Get Many and the trigger share (campaign, search, user).
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { positiveInteger, uuid, type FieldRef } from '../input/validation';

@@ -223,7 +223,7 @@ export class AutoControl {
 
 	/**
 	 * Up to the threshold ×1.75 per round trip; then, once probing is due, by `growth` requests per
-	 * round trip, `growth` itself more than doubling each round trip until a refusal: slow near the
+	 * round trip, `growth` itself at least doubling each round trip until a refusal: slow near the
 	 * level refused, fast when room was made (a worker sharing the limit finished).
 	 */
 	private grow(attempt: Attempt, now: number): void {
