@@ -111,7 +111,7 @@ async function main() {
 		(way, w) =>
 			`| ${way.label} | ${(walls[w] / 1000).toFixed(2)} s | ${runs[w].map((ms) => (ms / 1000).toFixed(2)).join(', ')} | ${Math.round(median(rss[w]))} MB |`,
 	);
-	const section = `${MARKER} (shared/input/itemParameters.ts)
+	const section = `${MARKER} (nodes/shared/input/itemParameters.ts)
 
 Produced by \`npm run bench:item-parameters\` on ${new Date().toISOString().slice(0, 10)} on the machine above: Send of
 ${COUNT.toLocaleString('en')} items (\`number\` and \`message\` as \`{{ $json.… }}\` expressions, batches of 100, default
