@@ -1,30 +1,33 @@
-// One poll of the trigger: n8n's entry point, a manual run, and the steps of a poll in order.
+// One poll of the trigger: n8n's entry point, a manual run, and a poll's steps in order.
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { maskedSmsRecord } from '../shared/approvalLink';
 import { smsListReader } from '../shared/lists/smsListReader';
+import { utcDay } from '../shared/lists/sentWindow';
 import { sharedLimiter } from '../shared/requests/limiter';
-import { repeatedPagesError } from '../shared/lists/list';
 import { apiCredentials, RunProgress } from '../shared/requests/transport';
-import type { ListReader } from './reading/listReading';
-import { storeIds, storeMarks, withLease, type TriggerStaticData } from './state/pollState';
-import { everyStatusAtBaseline, readEveryStatus, type EveryStatus } from './pollEveryStatus';
-import { startPoll, type Poll } from './pollStart';
-import {
-	inFlightAtStart,
-	nothingChanged,
-	readFailedList,
-	readInFlightLists,
-	type InFlight,
-} from './pollStatusLists';
+import { takeBaseline } from './reading/baseline';
+import { Findings } from './reading/findings';
+import { readFirstPages } from './reading/firstPages';
+import { isFullReadingDue, newWindow, reanchor, takeCounts } from './reading/fullReading';
+import { Lists, type Page, type PageReader } from './reading/lists';
+import { raiseMark } from './reading/raiseMark';
+import { resolve } from './reading/resolve';
+import type { Search } from './reading/search';
+import type { Picture, Status } from './state/picture';
+import { loadPicture, storePicture, withLease, type TriggerStaticData } from './state/storedState';
 import { readWatch, type Watch } from './watch';
 
+/** Without n8n's poll budget (before n8n 2.41, or outside its task scheduler): 5 minutes. */
+const DEFAULT_BUDGET_MS = 5 * 60_000;
+
+/** Pages of the list of every status a poll reads to raise its mark: more when it emits. */
+const RAISE_PAGES = { quiet: 2, emitting: 20 };
+
 /**
- * One poll. Emits each message newly seen in a watched status once. Only the baseline poll (the
- * first after publishing, or after Watch Statuses, the filters or Lookback Days changed: nothing
- * is stored for what is watched) takes in what exists and emits nothing; after any pause, a
- * restart or the workflow unpublished and published again, a poll goes on from what the last one
- * stored. A manual run emits the newest matching message and leaves the static data alone.
+ * One poll. Emits each message newly seen in a watched status once (docs/trigger.md). The
+ * baseline poll (nothing stored for what is watched) takes the picture and emits nothing; a manual
+ * run emits the newest matching message and leaves the static data alone.
  */
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
@@ -32,139 +35,117 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	// The poll's reads wait their turn with the other runs that use this credential and host under
 	// Auto (limiter.ts), and a Retry-After any of them is given holds them all.
 	const readPage = smsListReader.call(this, credentials, {
-		control: {
-			gate: sharedLimiter(credentials.baseUrl, credentials.apiToken),
-			run: new RunProgress(),
-		},
+		control: { gate: sharedLimiter(credentials.baseUrl, credentials.apiToken), run: new RunProgress() },
 		again: 'the next poll tries again',
 		namePage: true,
 	});
 	if (this.getMode() === 'manual') return await newestMatching(watch, readPage);
-
+	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 	const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
 	return await withLease(staticData, async (renew, stillHeld) => {
-		const repeated = repeatedPagesError(this.getNode(), 'the next poll reads it again');
-		const reader: ListReader = (query) => ({
-			read: async ({ page, size }) => {
-				renew();
-				return await readPage({ ...watch.query, ...query, page, records: size });
-			},
-			repeated,
-		});
-		return await pollOnce(watch, reader, staticData, stillHeld);
+		const read: PageReader = async (query) => {
+			renew();
+			return await readPage(query);
+		};
+		const toEmit = await pollOnce(watch, read, staticData, budget ?? DEFAULT_BUDGET_MS);
+		// A poll that held the trigger too long and was taken over emits nothing: the poll that
+		// took over reads again what this one read.
+		if (!stillHeld() || toEmit === undefined) return null;
+		return emitted(toEmit.records);
 	});
 }
 
 /** A manual run: the newest message in a watched status, from the first page of each. */
 async function newestMatching(
 	watch: Watch,
-	readPage: ReturnType<typeof smsListReader>,
+	readPage: PageReader,
 ): Promise<INodeExecutionData[][] | null> {
 	let newest: IDataObject | undefined;
 	for (const status of watch.statuses) {
-		const query = { ...watch.query, status, page: 1, records: 1 };
-		const [latest] = (await readPage(query)).content as IDataObject[];
+		const [latest] = (await readPage({ ...watch.query, status, page: 1, records: 1 }))
+			.content as IDataObject[];
 		if (latest && (!newest || Number(latest.id) > Number(newest.id))) newest = latest;
 	}
 	return newest ? [[{ json: maskedSmsRecord(newest) }]] : null;
 }
 
 /**
- * What a poll reads (docs/trigger.md): first the first pages of the in-flight lists (PENDING,
- * SENT) and of the list of every status; when they are as at the last clean poll and account for
- * the messages followed in flight, nothing more. Otherwise the in-flight lists from their top, as
- * far as it takes to account for their counts (InFlightCount), the FAILED and DELIVERED lists from
- * their top first when their first pages do not; then the list of every status, newest first,
- * down to the newest message already looked at (the new messages, whatever their status) and to
- * any followed message that left the in-flight lists where no other list showed it, to see its
- * status. Every Full Reading minutes, when an outcome status is watched, the in-flight lists and
- * the FAILED list are read whole: a message in FAILED that was last seen in another outcome moved
- * there, and one last seen FAILED that is no longer in it moved on, which the cheaper polls cannot
- * see. The baseline poll reads the in-flight lists and the FAILED list (when an outcome status is
- * watched) whole and the newest messages (down to the high-water mark it sets), and emits nothing:
- * every other message up to the mark is known as DELIVERED without being read (KnownMessages).
- * While no reading of the FAILED list was whole (an empty answer may be a lagging replica's),
- * every poll reads it again.
+ * A poll's steps: the stored picture (or a baseline), then `pollPicture`, then the picture
+ * stored. Gives the records to emit; undefined when nothing is to be stored (a baseline that
+ * could not be taken whole).
  */
 async function pollOnce(
 	watch: Watch,
-	listReader: ListReader,
+	read: PageReader,
 	staticData: TriggerStaticData,
-	stillHeld: () => boolean,
-): Promise<INodeExecutionData[][] | null> {
-	const poll = await startPoll(watch, listReader, staticData);
-	const inFlight = inFlightAtStart(poll);
-	if (nothingChanged(poll, inFlight)) return null;
-	await readInFlightLists(poll, inFlight);
-	const failedEmptyOnce = poll.fullReading ? await readFailedList(poll, inFlight.missing) : false;
-	const everyStatus = poll.baseline
-		? everyStatusAtBaseline(poll, inFlight)
-		: await readEveryStatus(poll, inFlight);
-	// A poll that held the trigger too long (its lease, pollState.ts) and was taken over leaves
-	// the state to the poll that took over, and emits nothing: that poll reads again what this
-	// one read.
-	if (!stillHeld()) return null;
-	if (poll.baseline && !baselineSawEverything(poll, inFlight)) return null;
-	// Written only once every list was read: a failed poll leaves the last state for the next one.
-	storeState(poll, inFlight, everyStatus, failedEmptyOnce);
-	return emitted(poll.toEmit);
+	budgetMs: number,
+): Promise<{ records: IDataObject[] } | undefined> {
+	const now = Date.now();
+	const deadline = now + budgetMs;
+	const window = { today: utcDay(now), startDay: watch.startDay, now };
+	const watched = new Set(watch.statuses as Status[]);
+	let picture = loadPicture(staticData, watch.scope, watched);
+	let records: IDataObject[] = [];
+	if (picture) {
+		const polled = await pollPicture(picture, { watch, read, deadline, window, staticData });
+		records = polled.records;
+		if (polled.full) staticData.fullReadingAt = now;
+	} else {
+		picture = await takeBaseline(new Lists(read, watch.query, deadline), watched, window);
+		if (!picture) return undefined;
+		picture.countsFrom = String(watch.query['start-date']);
+		staticData.fullReadingAt = now;
+	}
+	storePicture(staticData, picture, { scope: watch.scope, startDay: watch.startDay });
+	return { records };
+}
+
+interface PollSetting {
+	watch: Watch;
+	read: PageReader;
+	deadline: number;
+	window: { today: string; startDay: string; now: number };
+	staticData: TriggerStaticData;
 }
 
 /**
- * Whether the baseline poll can be stored. One that may have missed a message in flight (pages
- * that did not meet, an empty page) is not: the next poll is a baseline poll again. Every
- * message it missed would be taken for delivered or failed. The list of every status only grows
- * while it is read (newer messages push it down): its reading needs only to be complete, or empty.
+ * A poll of a stored picture: the first pages, the readings their counts call for (all of the
+ * in-flight and FAILED lists at a full reading), and the mark raised. The lists are asked as the
+ * counts were taken (`countsFrom`), so that a count tells a change and nothing else; on a new
+ * day, once that poll is clean, the counts are taken from the new window's start (`newWindow`).
+ * A picture stored before the trigger kept counts is read in full and takes them (`takeCounts`).
+ * Gives the records to emit, and whether a full reading set the counts right.
  */
-function baselineSawEverything(poll: Poll, inFlight: InFlight): boolean {
-	const { newest } = poll;
-	const newestRead = newest && (newest.complete || newest.records.length === 0);
-	return inFlight.readings.every((reading) => reading.whole) && newestRead === true;
+async function pollPicture(
+	picture: Picture,
+	{ watch, read, deadline, window, staticData }: PollSetting,
+): Promise<{ records: IDataObject[]; full: boolean }> {
+	const startDate = String(watch.query['start-date']);
+	const { countsFrom } = picture;
+	const lists = new Lists(read, { ...watch.query, 'start-date': countsFrom ?? startDate }, deadline);
+	const findings = new Findings(picture, { ...window, emitting: true });
+	const search: Search = { lists, findings, observed: await readFirstPages(lists, findings) };
+	const due = countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);
+	const clean = await resolve(search, new Set(watch.statuses as Status[]), due);
+	let full = false;
+	if (countsFrom === undefined) {
+		full = takeCounts(search);
+		if (full) picture.countsFrom = startDate;
+	} else {
+		full = due && reanchor(search);
+	}
+	const pages = findings.toEmit.length ? RAISE_PAGES.emitting : RAISE_PAGES.quiet;
+	await raiseMark(search, window.now, pages);
+	picture.marks.newest = Math.max(picture.marks.newest, newestOf(await lists.first('ALL')));
+	if (countsFrom !== undefined && countsFrom !== startDate && clean) {
+		await newWindow(picture, new Lists(read, watch.query, deadline), watch.startDay);
+	}
+	return { records: findings.toEmit, full };
 }
 
-/** Writes what the poll learnt into the static data. */
-function storeState(
-	poll: Poll,
-	inFlight: InFlight,
-	everyStatus: EveryStatus,
-	failedEmptyOnce: boolean,
-): void {
-	const { staticData, marks, known, lookedAt, watch } = poll;
-	marks.highWaterMark = everyStatus.highWaterMark;
-	const stored = known.store();
-	staticData.scope = watch.scope;
-	storeMarks(staticData, marks);
-	staticData.followed = stored.followed;
-	staticData.beforeWindow = inFlight.beforeWindow;
-	staticData.newest = everyStatus.newestSeen;
-	staticData.lookedAtAbove = lookedAt.above;
-	for (const id of lookedAt.ids.keys()) if (id > marks.highWaterMark) lookedAt.ids.delete(id);
-	storeIds(staticData, 'lookedAt', lookedAt.ids, watch.startDay);
-	staticData.listedToTop = everyStatus.listedToMark;
-	staticData.settled = stored.settled;
-	storeIds(staticData, 'absent', poll.absent, watch.startDay);
-	if (poll.fullReading && known.failedListKnown) staticData.fullReadingAt = poll.now;
-	else if (poll.baseline) delete staticData.fullReadingAt;
-	if (isCleanPoll(poll, inFlight, everyStatus)) staticData.signature = poll.first.signature;
-	else delete staticData.signature;
-	if (known.failedListKnown) delete staticData.failedUnread;
-	else staticData.failedUnread = failedEmptyOnce ? 'empty once' : true;
-}
-
-/**
- * A clean poll: it read every list as far as it had to and left no message to look for again.
- * The next poll whose first pages are as this one's (its signature) has nothing to read.
- */
-function isCleanPoll(poll: Poll, inFlight: InFlight, everyStatus: EveryStatus): boolean {
-	const lookedForAgain =
-		everyStatus.stillLate > 0 ||
-		[...inFlight.missing].some((id) => poll.known.isFollowedInFlight(id));
-	return (
-		everyStatus.everyListComplete &&
-		!lookedForAgain &&
-		!inFlight.askedAgain &&
-		poll.first.signature !== undefined
-	);
+/** The highest id on a page (0 for an empty one). */
+function newestOf(page: Page): number {
+	return page.records.reduce((highest, record) => Math.max(highest, Number(record.id)), 0);
 }
 
 /** The messages to emit, oldest first (a stable sort: one message's statuses keep their order). */

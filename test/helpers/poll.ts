@@ -1,7 +1,14 @@
-// Runs the trigger through n8n-core's own poll machinery, as an active workflow in n8n runs it:
-// one PollContext per activation (or, as n8n's durable poll scheduler does, a new one per poll),
-// polled by n8n-core's PollTriggerExecutor, with the workflow's static data kept between polls
-// (and across activations, as n8n keeps it in its database).
+// Runs the trigger through n8n-core's own poll machinery (PollContext, PollTriggerExecutor), in
+// each of the three ways n8n 2.41 polls, as read in its sources (docs/n8n-internals.md):
+// - 'memory': n8n's default path. One workflow object per activation, kept in memory: every poll
+//   sees what the last one left in its static data; n8n saves it to its database at activation and
+//   after a poll that emits (a restart starts from what was saved).
+// - 'scheduler': the task scheduler (N8N_SCHEDULER_ENABLED, N8N_SCHEDULER_POLL_TRIGGERS_ENABLED):
+//   every poll gets a fresh workflow from the database, and its static data is saved only when it
+//   emits; the activation's poll is saved with the activation. n8n gives it getPollBudgetMs().
+// - 'durable': the same with N8N_POLLER_DURABLE_CURSORS_ENABLED: the static data is a cursor
+//   saved after every poll that ends (emitting or not), not after one that fails; the
+//   activation's poll (a test poll) is not saved.
 import { PollContext, PollTriggerExecutor } from 'n8n-core';
 import {
 	NodeHelpers,
@@ -23,6 +30,13 @@ const { Container } = require(
 	require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] }),
 ) as typeof import('@n8n/di');
 
+/** How n8n runs a poll trigger (see the top of this file). */
+export type PollMode = 'memory' | 'scheduler' | 'durable';
+export const POLL_MODES: PollMode[] = ['memory', 'scheduler', 'durable'];
+
+/** n8n 2.41's poll budget under its task scheduler: 45 s timeout less its 9 s margin. */
+export const SCHEDULER_BUDGET_MS = 36_000;
+
 /** What one poll did: the items of the execution it started (null: none), or its error. */
 export interface PollOutcome {
 	items: INodeExecutionData[] | null;
@@ -36,8 +50,10 @@ export interface ActiveTrigger {
 	poll(): Promise<PollOutcome>;
 	/** The editor's Fetch Test Event: n8n runs `poll` in manual mode, as WorkflowExecute does. */
 	fetchTestEvent(): Promise<INodeExecutionData[] | null>;
-	/** The workflow's static data, which n8n stores with the workflow. */
+	/** The static data the next poll starts from (in 'memory' mode, the one in memory). */
 	staticData: IDataObject;
+	/** The static data as n8n has it in its database: what a restart starts from. */
+	savedStaticData: IDataObject;
 }
 
 interface ActivateOptions {
@@ -47,28 +63,27 @@ interface ActivateOptions {
 	staticData?: IDataObject;
 	/** How n8n activates it: `activate` when a user turns it on, `init` when n8n starts. */
 	activation?: WorkflowActivateMode;
-	/** A new PollContext (with the activation's mode) for every poll, not one per activation. */
-	contextPerPoll?: boolean;
+	/** How n8n polls (default 'memory'). */
+	mode?: PollMode;
+	/** getPollBudgetMs() under the task scheduler (default SCHEDULER_BUDGET_MS). */
+	budgetMs?: number;
 	/**
-	 * Each scheduled poll starts from a JSON copy of the static data, as when n8n saved it and
-	 * loaded it again (a restart, another process): nothing but JSON survives between polls.
+	 * n8n starting again with the workflow published: on its default path it activates it anew (a
+	 * test poll); its task scheduler finds the poll's jobs there and polls as before, with none.
 	 */
-	savedBetweenPolls?: boolean;
+	restart?: boolean;
 }
 
-/**
- * Activates a workflow made of the trigger alone. As n8n's ActiveWorkflowTriggers does, the
- * activation polls once as a test (an error fails the activation and is thrown here); later polls
- * report errors through the context's emitError.
- */
-export async function activateTrigger(options: ActivateOptions): Promise<ActiveTrigger> {
+const copy = (data: IDataObject) => JSON.parse(JSON.stringify(data)) as IDataObject;
+
+function triggerNode(parameters: INode['parameters']): INode {
 	const node: INode = {
 		id: 'trigger',
 		name: 'SMS Messaging Trigger',
 		type: TRIGGER_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: options.parameters,
+		parameters,
 		credentials: { smsMessagingApi: { id: '1', name: 'SMS Messaging account' } },
 	};
 	const description = NodeHelpers.getVersionedNodeType(
@@ -77,68 +92,85 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 	).description;
 	// n8n stores a node's parameters with their defaults filled in (Poll Times among them).
 	node.parameters =
-		NodeHelpers.getNodeParameters(
-			description.properties,
-			node.parameters,
-			true,
-			false,
-			node,
-			description,
-		) ?? {};
-	const workflow = new Workflow({
-		id: 'trigger-test',
-		nodes: [node],
-		connections: {},
-		nodeTypes,
-		active: true,
-		staticData: options.staticData ?? {},
-		settings: { executionOrder: 'v1' },
-	});
-	const additionalData = executionAdditionalData(options.credentials);
+		NodeHelpers.getNodeParameters(description.properties, parameters, true, false, node, description) ??
+		{};
+	return node;
+}
 
+/**
+ * Activates a workflow made of the trigger alone. As n8n's ActiveWorkflowTriggers does, the
+ * activation polls once as a test (an error fails the activation and is thrown here); later polls
+ * report errors through the context's emitError.
+ */
+export async function activateTrigger(options: ActivateOptions): Promise<ActiveTrigger> {
+	const mode = options.mode ?? 'memory';
+	const node = triggerNode(options.parameters);
+	const additionalData = executionAdditionalData(options.credentials);
+	const workflowFrom = (staticData: IDataObject) =>
+		new Workflow({
+			id: 'trigger-test',
+			nodes: [node],
+			connections: {},
+			nodeTypes,
+			active: true,
+			staticData: copy(staticData),
+			settings: { executionOrder: 'v1' },
+		});
+	let saved = copy(options.staticData ?? {});
+	const activationWorkflow = workflowFrom(saved);
 	let outcome: PollOutcome = { items: null };
-	const executor = () => {
+	const pollIn = async (workflow: Workflow, testing: boolean) => {
+		outcome = { items: null };
+		const budget = mode === 'memory' ? undefined : () => options.budgetMs ?? SCHEDULER_BUDGET_MS;
 		const context = new PollContext(
 			workflow,
 			node,
 			additionalData,
 			'trigger',
 			options.activation ?? 'activate',
-			(data) => {
-				outcome = { items: data[0] };
-			},
-			(error) => {
-				outcome = { items: null, error };
-			},
+			(data) => (outcome = { items: data[0] }),
+			(error) => (outcome = { items: null, error }),
+			undefined,
+			undefined,
+			undefined,
+			budget,
 		);
-		return Container.get(PollTriggerExecutor).create(
+		const executor = Container.get(PollTriggerExecutor).create(
 			workflow,
 			node,
 			context as unknown as IPollFunctions,
 			() => true,
 		);
-	};
-	const executePoll = executor();
-	const run = async (testing: boolean) => {
-		outcome = { items: null };
-		if (options.savedBetweenPolls && !testing) {
-			workflow.overrideStaticData(JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject);
-		}
-		await (options.contextPerPoll && !testing ? executor() : executePoll)(testing);
+		await executor(testing);
 		return outcome;
 	};
-
+	const restarted = options.restart && mode !== 'memory';
+	const atActivation = restarted ? { items: null } : await pollIn(activationWorkflow, true);
+	// n8n saves the static data after the activation; a durable cursor only with an execution.
+	if (!restarted && (mode !== 'durable' || atActivation.items !== null)) {
+		saved = copy(activationWorkflow.staticData);
+	}
+	const poll = async () => {
+		const workflow = mode === 'memory' ? activationWorkflow : workflowFrom(saved);
+		const polled = await pollIn(workflow, false);
+		const store = mode === 'durable' ? !polled.error : polled.items !== null;
+		if (store) saved = copy(workflow.staticData);
+		return polled;
+	};
 	return {
-		atActivation: await run(true),
-		poll: async () => await run(false),
+		atActivation,
+		poll,
 		fetchTestEvent: async () => {
-			const manual = new PollContext(workflow, node, additionalData, 'manual', 'manual');
+			const manual = new PollContext(activationWorkflow, node, additionalData, 'manual', 'manual');
 			const type = NodeHelpers.getVersionedNodeType(nodeTypes.getByName(TRIGGER_TYPE), 1);
 			return (await type.poll!.call(manual))?.[0] ?? null;
 		},
 		// n8n's Workflow keeps it as a proxy that notes changes; a plain copy is what it saves.
 		get staticData() {
-			return JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+			return mode === 'memory' ? copy(activationWorkflow.staticData) : copy(saved);
+		},
+		get savedStaticData() {
+			return copy(saved);
 		},
 	};
 }

@@ -223,6 +223,11 @@ class Simulator {
 		/** Counts status changes, so that a cached list is never served after one. */
 		this.revision = 0;
 		/**
+		 * Lists answer without `totalElements` and `totalPages`, as a gateway in front of the API or
+		 * another version of it may (`last` stays). Settable at any time; reset() clears it.
+		 */
+		this.omitTotals = false;
+		/**
 		 * Ids of messages the SMS lists leave out for now: accepted, not listed yet (a commit that
 		 * lands after a newer one's, a lagging replica). GET /sms/{id} still finds them.
 		 * @type {Set<number>}
@@ -256,6 +261,7 @@ class Simulator {
 		this.inbox = [];
 		this.deliveries = new Map();
 		this.revision = 0;
+		this.omitTotals = false;
 		this.unlisted = new Set();
 		this.arrivals = { sms: 0, contacts: 0 };
 		// Which sent messages fail: the same ones after every reset.
@@ -1168,9 +1174,9 @@ class Simulator {
 		if (fault?.samePage) {
 			return { content: rows.slice(0, asked), totalPages: 1e9, totalElements: 1e9, last: false };
 		}
-		const totalElements = fault?.noTotal ? undefined : rows.length;
+		const totalElements = fault?.noTotal || this.omitTotals ? undefined : rows.length;
 		const size = fault?.pageSize ?? asked;
-		const totalPages = Math.ceil(rows.length / size);
+		const totalPages = this.omitTotals ? undefined : Math.ceil(rows.length / size);
 		let content = rows.slice((page - 1) * size, page * size);
 		if (fault?.localSentAt) {
 			content = content.map((row) => {
@@ -1181,7 +1187,7 @@ class Simulator {
 		}
 		if (fault?.neverLast) return { content, totalPages: 1e9, totalElements, last: false };
 		if (fault?.noLast) return { content, totalPages, totalElements };
-		return { content, totalPages, totalElements, last: page >= totalPages };
+		return { content, totalPages, totalElements, last: page >= Math.ceil(rows.length / size) };
 	}
 
 	control(method, url, raw, res) {

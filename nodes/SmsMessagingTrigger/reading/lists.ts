@@ -1,0 +1,179 @@
+// The SMS lists as a poll reads them: any page of any list, each list's count, within the budget.
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import type { ListName } from '../state/picture';
+
+/** One page of a list as the API served it. */
+export interface Page {
+	list: ListName;
+	/** Where it starts in the list (0 for the first record) and how many it was asked for. */
+	offset: number;
+	size: number;
+	/** Its records with an id the trigger can follow (a whole number above 0), in the list's order. */
+	records: IDataObject[];
+	/** How many records it held, with an id or not. */
+	served: number;
+	/** The list's `totalElements`, when the page gives a whole number. */
+	total?: number;
+	/** `last: true`: the API says no record comes after this page. */
+	last: boolean;
+}
+
+/** Reads one page of the SMS list with a query (`status`, `sort`, `page`, `records`). */
+export type PageReader = (query: IDataObject) => Promise<JsonObject>;
+
+/** Thrown by a reading that would start a request after the poll's budget is spent. */
+export class OutOfTime extends Error {
+	constructor() {
+		super('The poll budget is spent');
+	}
+}
+
+/**
+ * Whether a record of the list has an id the trigger can follow it by (a whole number above 0);
+ * one without is passed over: it could neither be followed nor emitted once.
+ */
+export function hasId(record: unknown): record is IDataObject {
+	if (record === null || typeof record !== 'object') return false;
+	const id = Number((record as IDataObject).id);
+	return Number.isSafeInteger(id) && id > 0;
+}
+
+function totalOf(data: JsonObject): number | undefined {
+	const total = (data.pagination as IDataObject | undefined)?.totalElements;
+	return Number.isSafeInteger(total) && (total as number) >= 0 ? (total as number) : undefined;
+}
+
+/** The page number and size that read the list from `offset` at most `size` records. */
+export function pageAt(offset: number, size: number): { page: number; records: number } {
+	for (let records = size; records > 0; records--) {
+		if (offset % records === 0) return { page: offset / records + 1, records };
+	}
+	return { page: offset + 1, records: 1 };
+}
+
+/**
+ * The lists a poll reads, as pages at any place. Every request first checks the poll's budget
+ * (`deadline`): a reading never starts a request after it. The first page of each list is asked
+ * once per poll and served again from memory.
+ */
+export class Lists {
+	private readonly firstPages = new Map<string, Page>();
+	/** Requests made by this poll. */
+	requests = 0;
+
+	constructor(
+		private readonly read: PageReader,
+		private readonly query: IDataObject,
+		private readonly deadline: number,
+	) {}
+
+	/** The `start-date` the lists are asked with. */
+	get startDate(): string {
+		return String(this.query['start-date']);
+	}
+
+	/** Whether the budget is spent: no request may start. */
+	outOfTime(): boolean {
+		return Date.now() >= this.deadline;
+	}
+
+	/**
+	 * The records from `offset` on, at most `size` (≤ 100), newest first (or oldest first with
+	 * `ascending`). A page that starts elsewhere than a multiple of its size is asked at the
+	 * largest size that starts there (`pageAt`).
+	 */
+	async page(list: ListName, offset: number, size = MAX_PAGE_SIZE, ascending = false): Promise<Page> {
+		const at = pageAt(offset, size);
+		const key = `${list}:${at.page}:${at.records}:${ascending}`;
+		const cached = this.firstPages.get(key);
+		if (cached) return cached;
+		if (this.outOfTime()) throw new OutOfTime();
+		this.requests++;
+		const data = await this.read({
+			...this.query,
+			...(list === 'ALL' ? {} : { status: list }),
+			...(ascending ? { sort: 'id,asc' } : {}),
+			page: at.page,
+			records: at.records,
+		});
+		const content = data.content as unknown[];
+		const pagination = data.pagination as IDataObject | undefined;
+		const page: Page = {
+			list,
+			offset: (at.page - 1) * at.records,
+			size: at.records,
+			records: content.filter(hasId),
+			served: content.length,
+			total: totalOf(data),
+			last: pagination?.last === true,
+		};
+		if (offset === 0 && !ascending && at.records === MAX_PAGE_SIZE) this.firstPages.set(key, page);
+		return page;
+	}
+
+	/** The first page of a list (asked once a poll). */
+	async first(list: ListName): Promise<Page> {
+		return await this.page(list, 0);
+	}
+
+	/** Forgets a first page, so that the next `first` asks it again. */
+	askAgain(list: ListName): void {
+		this.firstPages.delete(`${list}:1:${MAX_PAGE_SIZE}:false`);
+	}
+
+	/**
+	 * How many records a list holds: its first page's `totalElements`, or, from an API that gives
+	 * none, the end of the list found by reading single records near where `expected` puts it.
+	 */
+	async count(list: ListName, expected: number): Promise<number> {
+		const first = await this.first(list);
+		if (first.total !== undefined) return first.total;
+		if (first.served < first.size || first.last) return first.served;
+		return await this.findEnd(list, Math.max(expected, first.served));
+	}
+
+	/**
+	 * How many records a list holds whose first page is full, from an API that gives no total: the
+	 * last page that is not full, at a page size whose page holds both the `guess`-th record and the
+	 * one after (so that one request tells a count that did not change), galloping away from it
+	 * and halving in between.
+	 */
+	private async findEnd(list: ListName, guess: number): Promise<number> {
+		const size = spanSize(guess);
+		/** The count when the page at `index` tells it, else whether the page is full. */
+		const look = async (index: number): Promise<number | boolean> => {
+			const page = await this.page(list, index * size, size);
+			if (page.served === size && !page.last) return true;
+			return page.served === 0 ? false : index * size + page.served;
+		};
+		const start = Math.floor(Math.max(guess - 1, 0) / size);
+		let low = -1; // a page known full
+		let high = Infinity; // a page known empty
+		for (let index = start, step = 1; ; step *= 2) {
+			const seen = await look(index);
+			if (typeof seen === 'number') return seen;
+			if (seen) low = index;
+			else high = index;
+			if (high !== Infinity && (low !== -1 || index === 0)) break;
+			index = high === Infinity ? low + step : Math.max(0, high - step);
+		}
+		while (high - low > 1) {
+			const middle = Math.floor((low + high) / 2);
+			const seen = await look(middle);
+			if (typeof seen === 'number') return seen;
+			if (seen) low = middle;
+			else high = middle;
+		}
+		return (low + 1) * size;
+	}
+}
+
+/** A page size (51 to 100) whose page holding record `guess - 1` also holds record `guess`. */
+function spanSize(guess: number): number {
+	for (let size = MAX_PAGE_SIZE; size > MAX_PAGE_SIZE / 2; size--) {
+		if (Math.floor(Math.max(guess - 1, 0) / size) === Math.floor(guess / size)) return size;
+	}
+	return MAX_PAGE_SIZE;
+}

@@ -1,0 +1,115 @@
+// The readings that find what a count shows changed: a list's top, a list down, one message.
+import type { Counts, ListName } from '../state/picture';
+import type { Findings } from './findings';
+import type { Lists, Page } from './lists';
+
+/** How many records two pages read one after the other share, so that a shift misses none. */
+export const OVERLAP = 3;
+
+/** What the searches of one poll share. */
+export interface Search {
+	lists: Lists;
+	findings: Findings;
+	/** Each list's count as the API said it at the start of the poll. */
+	observed: Counts;
+	/**
+	 * Where the first record at or below the high-water mark is in the list of every status, once
+	 * a reading reached it: the messages above the mark are all read.
+	 */
+	topOffset?: number;
+}
+
+/** Where a reading of a list down from its top got to: the next offset, and whether it ended. */
+export interface Cursor {
+	offset: number;
+	ended: boolean;
+}
+
+/** The offset of the page after `page`, sharing OVERLAP records with it. */
+export function after(page: Page): Cursor {
+	const ended = page.last || page.served < page.size;
+	return { offset: Math.max(page.offset + 1, page.offset + page.served - OVERLAP), ended };
+}
+
+/**
+ * Reads a list down from `from` while `more()` holds after each page: each page taken into the
+ * picture (Findings.take). Gives where it stopped, and how many changes its pages brought.
+ */
+export async function readDown(
+	search: Search,
+	list: ListName,
+	from: Cursor,
+	more: (changes: number, page: Page) => boolean,
+): Promise<{ cursor: Cursor; changes: number }> {
+	let cursor = from;
+	let total = 0;
+	while (!cursor.ended) {
+		const page = await search.lists.page(list, cursor.offset);
+		const changes = search.findings.take(page);
+		total += changes;
+		// An empty page where records were expected proves nothing (a lagging replica's answer).
+		if (page.served === 0) return { cursor: { ...cursor, ended: true }, changes: total };
+		cursor = after(page);
+		if (!more(changes, page)) break;
+	}
+	return { cursor, changes: total };
+}
+
+/**
+ * Finds one message in the list of every status, by halving: the page whose ids bracket it.
+ * Taken into the picture, it is seen in its status; a page that brackets it without it shows that
+ * it is not listed any more (`forget`). Undefined when the answers cannot tell (empty pages, a
+ * list that moved between two pages).
+ */
+export async function lookUp(search: Search, id: number, guess: number): Promise<boolean> {
+	const { lists, findings, observed } = search;
+	let low = 0;
+	let high = Math.max(observed.ALL, 1);
+	let offset = Math.min(Math.max(0, guess - 50), high - 1);
+	for (let tries = 0; tries < 40 && low < high; tries++) {
+		const page = await lists.page('ALL', offset - (offset % 100));
+		findings.take(page);
+		const ids = page.records.map((record) => Number(record.id));
+		if (ids.length === 0) return false;
+		const ends = page.last || page.served < page.size;
+		if (ids.includes(id)) return true;
+		if (id > ids[0] && page.offset > 0) high = page.offset;
+		else if (id < ids[ids.length - 1] && !ends) low = page.offset + page.served;
+		else {
+			findings.picture.forget(id);
+			findings.gone.delete(id);
+			return true;
+		}
+		offset = Math.floor((low + high) / 2);
+	}
+	return false;
+}
+
+/**
+ * Where a message should be in the list of every status (its offset), by what the picture knows:
+ * the messages above it it knows, and those it counts without knowing (all above `top`).
+ */
+export function guessOffset(search: Search, id: number): number {
+	const { picture } = search.findings;
+	const { top, listedUpTo } = picture.marks;
+	let above = picture.unknownIn('ALL');
+	for (const known of picture.tracked.keys()) if (known > id && (known > top || id < top)) above++;
+	if (id < top) for (const listed of picture.listed.keys()) if (listed > id) above++;
+	if (id < listedUpTo) above += listedUpTo - id;
+	return above;
+}
+
+/**
+ * Looks up each tracked message a page showed gone from its list: in the list of every status,
+ * where it now is (the poll sees it there), or that it is listed no more. Gives whether every one
+ * was told.
+ */
+export async function lookUpGone(search: Search): Promise<boolean> {
+	let told = true;
+	const gone = [...search.findings.gone].sort((a, b) => b - a);
+	for (const id of gone) {
+		if (!search.findings.gone.has(id)) continue;
+		if (!(await lookUp(search, id, guessOffset(search, id)))) told = false;
+	}
+	return told;
+}

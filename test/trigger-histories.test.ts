@@ -1,0 +1,340 @@
+// SMS Messaging Trigger against a model: random histories of messages sent, moving between
+// statuses, listed late, while polls read through n8n-core's poll machinery in each of n8n's three
+// poll modes (test/helpers/poll.ts), against an API with and without page totals.
+import { activateTrigger, type ActiveTrigger, type PollMode, type PollOutcome } from './helpers/poll';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 0 });
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const SLOT_MS = 15 * MINUTE_MS;
+const IN_FLIGHT = ['PENDING', 'SENT'];
+
+const emittedPairs = (outcome: PollOutcome) =>
+	(outcome.items ?? []).map(({ json }) => `${String(json.id)}:${String(json.status)}`);
+
+/** Runs `run` with Date.now at `at`. */
+async function at<T>(time: number, run: () => Promise<T>): Promise<T> {
+	const clock = jest.spyOn(Date, 'now').mockReturnValue(time);
+	try {
+		return await run();
+	} finally {
+		clock.mockRestore();
+	}
+}
+
+/** A small seeded generator (mulberry32), so a failing run can be replayed by its seed. */
+function seeded(seed: number) {
+	let a = seed;
+	return () => {
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/**
+ * One history: what to watch, how n8n polls, whether new messages are listed late (up to this
+ * many polls, 3 minutes apart) and whether pages give totals.
+ */
+interface History {
+	seed: number;
+	statuses: string[];
+	mode: PollMode;
+	late?: number;
+	noTotals?: boolean;
+}
+
+const WATCH_SETS = [
+	['DELIVERED', 'FAILED'],
+	['FAILED'],
+	['SENT', 'DELIVERED'],
+	['PENDING', 'SENT', 'DELIVERED', 'FAILED'],
+	['PENDING', 'SENT'],
+	['SENT'],
+];
+const MODES: PollMode[] = ['memory', 'scheduler', 'durable'];
+
+/** Every watch set in every mode, four times over (different seeds). */
+function histories(first: number, extra: Partial<History> = {}): History[] {
+	return Array.from({ length: WATCH_SETS.length * MODES.length * 2 }, (_, i) => ({
+		seed: first + i,
+		statuses: WATCH_SETS[i % WATCH_SETS.length],
+		mode: MODES[Math.floor(i / WATCH_SETS.length) % MODES.length],
+		...extra,
+	}));
+}
+
+/**
+ * Runs one random history: messages sent, moving on, moving back, failing, sent again; while
+ * polls read, the list changes, answers come back empty (a 200 with no records), pages fail (500)
+ * or are retried (503), and n8n restarts. Checked against a model of each message's statuses:
+ * nothing emitted twice, nothing emitted that did not happen, and after every clean poll (no fault,
+ * no change while it read) every status a message reached since the activation has been emitted,
+ * but for a move between two outcome statuses (DELIVERED to FAILED), which may wait for the next
+ * full reading. Not checked, but that none is emitted twice (docs/trigger.md): the in-flight
+ * statuses of a message sent again from an outcome status that no poll had seen in flight.
+ */
+async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: History) {
+	const random = seeded(seed);
+	const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
+	// The clock: 30 s into a Full Reading slot, so that the polls 15 minutes apart are full readings.
+	const start = Math.floor(Date.now() / SLOT_MS) * SLOT_MS + 30_000;
+	let minutes = 0;
+	const now = () => start + minutes * MINUTE_MS;
+	const message = (status: string, sentAt: number) =>
+		ctx.sim.addSms({
+			recipient: `2547${String(10_000_000 + ctx.sim.sms.length)}`,
+			content: `Your code is ${1000 + ctx.sim.sms.length}`,
+			status,
+			sentAt: new Date(sentAt).toISOString(),
+			campaignId: undefined,
+		});
+	ctx.sim.omitTotals = noTotals;
+	for (let i = 0; i < 150; i++) {
+		const roll = random();
+		const status =
+			roll < 0.6 ? 'DELIVERED' : roll < 0.7 ? 'FAILED' : roll < 0.95 ? 'SENT' : 'PENDING';
+		message(status, start - (36 - (36 * i) / 150) * HOUR_MS);
+	}
+	const parameters = { statuses };
+	let trigger: ActiveTrigger = await at(now(), () =>
+		activateTrigger({ parameters, credentials: ctx.credentials, mode }),
+	);
+	expect(trigger.atActivation.items).toBeNull();
+	// With durable cursors n8n does not keep what the activation's test poll stored: the first
+	// scheduled poll takes the baseline.
+	if (mode === 'durable') expect((await at(now(), () => trigger.poll())).items).toBeNull();
+	const model = new Model(statuses);
+	const emitted: string[] = [];
+	const problems: string[] = [];
+	/** Messages the lists leave out for now, each with the round it is listed again at. */
+	const unlisted = new Map<number, number>();
+	let round = 0;
+	const change = () => model.change(random, pick, () => {
+		const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
+		const { id } = message(status, now() + MINUTE_MS);
+		if (late && random() < 0.4) {
+			ctx.sim.setListed(id, false);
+			unlisted.set(id, round + 1 + Math.floor(random() * late));
+		}
+		return { id, status };
+	});
+	for (; round < 30; round++) {
+		for (const [id, when] of unlisted) {
+			if (when > round) continue;
+			ctx.sim.setListed(id, true);
+			unlisted.delete(id);
+		}
+		const changes = Math.floor(random() * 6);
+		for (let i = 0; i < changes; i++) change();
+		const clean = injectFaults(random, change);
+		if (clean) model.pollSees(unlisted);
+		minutes += 3;
+		const outcome = await at(now(), () => trigger.poll());
+		emitted.push(...emittedPairs(outcome));
+		if (process.env.HISTORY_DEBUG) {
+			const watchIds = process.env.HISTORY_DEBUG.split(',').map(Number);
+			const state = (id: number) => `${id}:${ctx.sim.sms.find((m) => m.id === id)?.status}${unlisted.has(id) ? '(unlisted)' : ''}`;
+			console.log(round, clean ? 'clean' : 'fault', emittedPairs(outcome).join(' '), outcome.error?.message ?? '', watchIds.map(state).join(' '),
+				ctx.sim.requests.filter((r) => r.path === '/sms').map((r) => `${r.query.status ?? '*'}:${r.query.page}:${r.query.records}${r.query.sort ? 'asc' : ''}`).join(' '),
+				JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']));
+			ctx.sim.requests = [];
+		}
+		ctx.sim.faults = [];
+		if (clean) {
+			const missed = model.due(unlisted).filter((pair) => !model.mayWait(pair) && !emitted.includes(pair));
+			if (missed.length) problems.push(`after the clean poll of round ${round}: ${missed.join(' ')} not emitted`);
+		}
+		if (round % 13 === 12) {
+			// n8n restarts: the same workflow, its static data as n8n saved it.
+			trigger = await at(now(), () =>
+				activateTrigger({
+					parameters,
+					credentials: ctx.credentials,
+					staticData: trigger.savedStaticData,
+					activation: 'init',
+					mode,
+					restart: true,
+				}),
+			);
+			emitted.push(...emittedPairs(trigger.atActivation));
+		}
+	}
+	// Every message listed; the next full reading, then one more poll, with nothing going wrong.
+	for (const id of unlisted.keys()) ctx.sim.setListed(id, true);
+	unlisted.clear();
+	model.pollSees(unlisted);
+	minutes = Math.ceil((minutes * MINUTE_MS) / SLOT_MS) * (SLOT_MS / MINUTE_MS) + 15;
+	emitted.push(...emittedPairs(await at(now(), () => trigger.poll())));
+	minutes += 1;
+	emitted.push(...emittedPairs(await at(now(), () => trigger.poll())));
+	if (process.env.HISTORY_DEBUG) console.log('end', emitted.slice(-10).join(' '), JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']));
+	problems.push(...model.check(emitted, unlisted));
+	return { problems, gained: model.gainedWatched() };
+}
+
+/** Things that happen while a poll reads the list; true when none does (a clean poll). */
+function injectFaults(random: () => number, change: () => void): boolean {
+	const roll = random();
+	const skip = Math.floor(random() * 5);
+	if (roll < 0.3) {
+		const during = 1 + Math.floor(random() * 4);
+		ctx.sim.inject({
+			path: '/sms',
+			skip,
+			beforeAnswer: () => {
+				for (let i = 0; i < during; i++) change();
+			},
+		});
+	} else if (roll < 0.5) {
+		ctx.sim.inject({ path: '/sms', skip, empty: true, count: 1 + Math.floor(random() * 3) });
+	} else if (roll < 0.55) {
+		ctx.sim.inject({ path: '/sms', skip, status: 500 });
+	} else if (roll < 0.6) {
+		ctx.sim.inject({ path: '/sms', skip, status: 503, retryAfter: 0, beforeAnswer: () => change() });
+	}
+	return ctx.sim.faults.length === 0;
+}
+
+/** What happened to each message since the activation, and so what must be emitted. */
+class Model {
+	private readonly atActivation = new Set(ctx.sim.sms.map((m) => `${m.id}:${m.status}`));
+	private readonly gained = new Set<string>();
+	/**
+	 * Outcome statuses reached from another outcome status, as the trigger can see it: DELIVERED to
+	 * FAILED, or a failed message sent again and delivered before any poll saw it in flight. Only a
+	 * full reading is sure to see those.
+	 */
+	private readonly movedBetweenOutcomes = new Set<string>();
+	/** Messages in an outcome status since the last clean poll that could see them in flight. */
+	private readonly outcomeSinceSeen = new Set(
+		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
+	);
+	/** Messages a clean poll (or the activation) saw in flight, with that status: "id:SENT". */
+	private readonly seenInFlight = new Set(
+		ctx.sim.sms.filter((m) => IN_FLIGHT.includes(m.status)).map((m) => `${m.id}:${m.status}`),
+	);
+	/** Messages sent again from an outcome status that no clean poll had seen SENT before. */
+	private readonly resentUnseen = new Set<number>();
+
+	constructor(private readonly statuses: string[]) {}
+
+	private setStatus(id: number, status: string): void {
+		ctx.sim.setSmsStatus(id, status);
+		if (!this.atActivation.has(`${id}:${status}`)) this.gained.add(`${id}:${status}`);
+		if (IN_FLIGHT.includes(status)) return;
+		if (this.outcomeSinceSeen.has(id)) this.movedBetweenOutcomes.add(`${id}:${status}`);
+		this.outcomeSinceSeen.add(id);
+	}
+
+	/** One change, as the network and the sender make them; `send` sends a new message. */
+	change(
+		random: () => number,
+		pick: <T>(list: T[]) => T,
+		send: () => { id: number; status: string },
+	): void {
+		const roll = random();
+		const inStatus = (status: string) => ctx.sim.sms.filter((m) => m.status === status);
+		if (roll < 0.2) {
+			const { id, status } = send();
+			this.gained.add(`${id}:${status}`);
+			if (!IN_FLIGHT.includes(status)) this.outcomeSinceSeen.add(id);
+		} else if (roll < 0.3) {
+			const pending = inStatus('PENDING');
+			if (pending.length) this.setStatus(pick(pending).id, 'SENT');
+		} else if (roll < 0.33) {
+			// Back from SENT to PENDING (a route queued it again).
+			const sent = inStatus('SENT');
+			if (sent.length) this.setStatus(pick(sent).id, 'PENDING');
+		} else if (roll < 0.95) {
+			// Most changes are recent messages being delivered.
+			const inFlight = inStatus('SENT').slice(-40);
+			if (inFlight.length) this.setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+		} else if (roll < 0.98) {
+			const delivered = inStatus('DELIVERED');
+			if (delivered.length) this.setStatus(pick(delivered).id, 'FAILED');
+		} else {
+			// A failed message sent again under the same id: FAILED must not come twice.
+			const failed = inStatus('FAILED');
+			if (failed.length) {
+				const { id } = pick(failed);
+				if (!this.seenInFlight.has(`${id}:SENT`)) this.resentUnseen.add(id);
+				this.setStatus(id, 'SENT');
+			}
+		}
+	}
+
+	/** A clean poll sees every listed message in flight, and follows it from then on. */
+	pollSees(unlisted: Map<number, number>): void {
+		for (const m of ctx.sim.sms) {
+			if (!IN_FLIGHT.includes(m.status) || unlisted.has(m.id)) continue;
+			this.outcomeSinceSeen.delete(m.id);
+			this.seenInFlight.add(`${m.id}:${m.status}`);
+		}
+	}
+
+	/** Every watched status a listed message is in now and reached since the activation. */
+	due(unlisted: Map<number, number>): string[] {
+		return ctx.sim.sms
+			.filter((m) => !unlisted.has(m.id))
+			.map((m) => `${m.id}:${m.status}`)
+			.filter((pair) => this.gained.has(pair) && this.statuses.includes(pair.split(':')[1]));
+	}
+
+	/** How many times a message reached a watched status since the activation. */
+	gainedWatched(): number {
+		return [...this.gained].filter((pair) => this.statuses.includes(pair.split(':')[1])).length;
+	}
+
+	/** Whether a pair may wait for the next full reading: a move between two outcome statuses. */
+	mayWait(pair: string): boolean {
+		return this.movedBetweenOutcomes.has(pair) || this.undecided(pair);
+	}
+
+	/** Whether `pair` is one whose emission the model does not decide (see runHistory). */
+	private undecided(pair: string): boolean {
+		const [id, status] = pair.split(':');
+		return IN_FLIGHT.includes(status) && this.resentUnseen.has(Number(id));
+	}
+
+	/** Exactly once: never twice, only what happened and is watched, and all of it by the end. */
+	check(emitted: string[], unlisted: Map<number, number>): string[] {
+		const problems: string[] = [];
+		const counts = new Map<string, number>();
+		for (const pair of emitted) counts.set(pair, (counts.get(pair) ?? 0) + 1);
+		for (const [pair, count] of counts) if (count > 1) problems.push(`${pair} emitted ${count} times`);
+		for (const pair of emitted) {
+			if (this.undecided(pair) && this.statuses.includes(pair.split(':')[1])) continue;
+			if (!this.gained.has(pair) || !this.statuses.includes(pair.split(':')[1])) {
+				problems.push(`${pair} emitted, never reached since the activation or not watched`);
+			}
+		}
+		for (const pair of this.due(unlisted)) {
+			if (!counts.has(pair) && !this.undecided(pair)) problems.push(`${pair} never emitted`);
+		}
+		return problems;
+	}
+}
+
+/** Each history as a test: no problem against the model, and more than 5 watched statuses reached. */
+function describeHistories(title: string, list: History[]) {
+	describe(`SMS Messaging Trigger: ${title}`, () => {
+		test.each(list)('seed $seed, watching $statuses, n8n polling in $mode mode', async (history) => {
+			const { problems, gained } = await runHistory(history);
+			expect(problems).toEqual([]);
+			expect(gained).toBeGreaterThan(5);
+		}, 60_000);
+	});
+}
+
+describeHistories('random histories against a model', histories(1));
+describeHistories('random histories with messages listed late', histories(101, { late: 2 }));
+describeHistories('random histories with messages listed up to two hours late', histories(301, { late: 40 }));
+describeHistories('random histories against an API whose pages give no totals', histories(501, { noTotals: true }));
+describeHistories(
+	'random histories without totals, messages listed late',
+	histories(701, { noTotals: true, late: 40 }),
+);
