@@ -28,8 +28,8 @@ export async function takeBaseline(
 	const search: Search = { lists, findings, observed };
 	for (const list of TRACKED_LISTS) {
 		const first = await lists.first(list);
-		await readDown(search, list, after(first), () => true);
-		if (reading.knownIn(list) !== observed[list]) return undefined;
+		const { cursor } = await readDown(search, list, after(first), () => true);
+		if (!cursor.met || reading.knownIn(list) !== observed[list]) return undefined;
 	}
 	const other = [...reading.tracked.values()].some((message) => message.status === 'OTHER');
 	const sum = observed.PENDING + observed.SENT + observed.DELIVERED + observed.FAILED;

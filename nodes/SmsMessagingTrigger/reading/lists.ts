@@ -46,11 +46,28 @@ function totalOf(data: JsonObject): number | undefined {
 }
 
 /** The page number and size that read the list from `offset` at most `size` records. */
-export function pageAt(offset: number, size: number): { page: number; records: number } {
+function pageAt(offset: number, size: number): { page: number; records: number } {
 	for (let records = size; records > 0; records--) {
 		if (offset % records === 0) return { page: offset / records + 1, records };
 	}
 	return { page: offset + 1, records: 1 };
+}
+
+/** The smallest page asked for when a reading goes on from a place in the list. */
+const MIN_PAGE_SIZE = 50;
+
+/**
+ * The page that starts at or before `from` and reaches furthest, at a size from MIN_PAGE_SIZE to
+ * the largest: pages are numbered by the size asked for, so a reading that goes on from any place
+ * still reads at least half a page more.
+ */
+function pageFrom(from: number): { offset: number; size: number } {
+	let best = { offset: 0, size: MAX_PAGE_SIZE, reach: MAX_PAGE_SIZE };
+	for (let size = MAX_PAGE_SIZE; size >= MIN_PAGE_SIZE; size--) {
+		const offset = Math.floor(from / size) * size;
+		if (offset + size > best.reach) best = { offset, size, reach: offset + size };
+	}
+	return best;
 }
 
 /**
@@ -111,6 +128,15 @@ export class Lists {
 		};
 		if (offset === 0 && !ascending && at.records === MAX_PAGE_SIZE) this.firstPages.set(key, page);
 		return page;
+	}
+
+	/**
+	 * A page that starts at or before `from`, read on from there (`pageFrom`), newest first (or
+	 * oldest first with `ascending`).
+	 */
+	async pageFrom(list: ListName, from: number, ascending = false): Promise<Page> {
+		const { offset, size } = pageFrom(from);
+		return await this.page(list, offset, size, ascending);
 	}
 
 	/** The first page of a list (asked once a poll). */

@@ -1,6 +1,5 @@
 // Raising the high-water mark over the messages a poll has read, so that few stay tracked.
 import { apiTime } from '../../shared/input/apiTime';
-import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import { OutOfTime } from './lists';
 import { OVERLAP, type Search } from './search';
 
@@ -55,8 +54,7 @@ async function readUp(search: Search, now: number, pages: number): Promise<void>
 	const { picture } = findings;
 	const by = now - LISTING_LAG_MS;
 	for (let read = 0; read < pages && picture.unknownIn('ALL') > 0; read++) {
-		const offset = Math.max(0, picture.marks.belowTop - OVERLAP);
-		const page = await lists.page('ALL', offset, MAX_PAGE_SIZE, true);
+		const page = await lists.pageFrom('ALL', Math.max(0, picture.marks.belowTop - OVERLAP), true);
 		const ids = page.records.map((record) => Number(record.id));
 		// The page must start at or below the mark: else the list below it moved, and what lies
 		// between is not known.

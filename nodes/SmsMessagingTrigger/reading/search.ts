@@ -3,10 +3,19 @@ import type { Counts, ListName } from '../state/picture';
 import type { Findings } from './findings';
 import type { Lists, Page } from './lists';
 
-/** How many records two pages read one after the other share, so that a shift misses none. */
-export const OVERLAP = 3;
+/**
+ * How many records two pages read one after the other share, when they must (see `readDown`): the
+ * next starts on the last record of the one before.
+ */
+export const OVERLAP = 1;
 
-/** What the searches of one poll share. */
+/**
+ * How far back a reading asks again when the next page does not reach the last record read: that
+ * many messages left the list above it meanwhile (a delivery), and as many would be skipped.
+ */
+const BACK_OFF = 25;
+
+/** What a poll's searches share. */
 export interface Search {
 	lists: Lists;
 	findings: Findings;
@@ -19,21 +28,42 @@ export interface Search {
 	topOffset?: number;
 }
 
-/** Where a reading of a list down from its top got to: the next offset, and whether it ended. */
+/** Where a reading of a list down from its top got to. */
 export interface Cursor {
+	/** Where the next page starts at the latest. */
 	offset: number;
+	/** The list ended (a page that was the last, or shorter than asked). */
 	ended: boolean;
-}
-
-/** The offset of the page after `page`, sharing OVERLAP records with it. */
-export function after(page: Page): Cursor {
-	const ended = page.last || page.served < page.size;
-	return { offset: Math.max(page.offset + 1, page.offset + page.served - OVERLAP), ended };
+	/** The id of the last record read, which the next page must reach back to. */
+	lastId?: number;
+	/** The list's count as the last page gave it (undefined: none given). */
+	total?: number;
+	/** Every page reached back to the one before: no record was skipped between two pages. */
+	met: boolean;
 }
 
 /**
- * Reads a list down from `from` while `more()` holds after each page: each page taken into the
- * picture (Findings.take). Gives where it stopped, and how many changes its pages brought.
+ * Where the reading goes on after `page`: right after it while the list's count stays as it was
+ * (no record moved up past the place), else one record back (OVERLAP).
+ */
+export function after(page: Page, met = true, steady = page.total !== undefined): Cursor {
+	const ended = page.last || page.served < page.size;
+	const lastId = page.records.length ? Number(page.records.at(-1)!.id) : undefined;
+	const next = page.offset + page.served - (steady ? 0 : OVERLAP);
+	return { offset: Math.max(page.offset + 1, next), ended, lastId, total: page.total, met };
+}
+
+/** Whether a page (newest first) reaches back to the record with `lastId`, or above it. */
+const meets = (page: Page, lastId: number | undefined) =>
+	lastId === undefined || page.records.some((record) => Number(record.id) >= lastId);
+
+/**
+ * Reads a list down from `from` while `more()` holds after each page, each page taken into the
+ * picture (Findings.take). While the list's count stays as the last page gave it, no record moved
+ * up past the place, and pages of 100 follow each other; else the next page starts on the last
+ * record read, and one that does not reach back to it (messages left the list above it
+ * meanwhile) is asked again from further back, and if it still does not, the reading goes on,
+ * not `met`. Gives where it stopped, and how many changes its pages brought.
  */
 export async function readDown(
 	search: Search,
@@ -44,12 +74,18 @@ export async function readDown(
 	let cursor = from;
 	let total = 0;
 	while (!cursor.ended) {
-		const page = await search.lists.page(list, cursor.offset);
+		let page = await search.lists.pageFrom(list, cursor.offset);
+		const steady = page.total !== undefined && page.total === cursor.total;
+		let met = cursor.met;
+		if (!steady && !meets(page, cursor.lastId)) {
+			page = await search.lists.pageFrom(list, Math.max(0, cursor.offset - BACK_OFF));
+			met &&= meets(page, cursor.lastId);
+		}
 		const changes = search.findings.take(page);
 		total += changes;
 		// An empty page where records were expected proves nothing (a lagging replica's answer).
-		if (page.served === 0) return { cursor: { ...cursor, ended: true }, changes: total };
-		cursor = after(page);
+		if (page.served === 0) return { cursor: { ...cursor, ended: true, met: false }, changes: total };
+		cursor = after(page, met, steady);
 		if (!more(changes, page)) break;
 	}
 	return { cursor, changes: total };
