@@ -125,7 +125,6 @@ describe.each(POLL_MODES)('SMS Messaging Trigger: 150,000 messages in 31 days, n
 		}
 		// 6,000 SENT and 6,000 FAILED: 60 pages each.
 		const pages = (status: string) => listRequests().filter((r) => r.query.status === status).length;
-		if (process.env.SCALE_DEBUG) console.log(['PENDING', 'SENT', 'FAILED', 'DELIVERED', undefined].map((s) => `${s}:${pages(s as string)}`).join(' '), listRequests().filter((r) => r.query.status === 'SENT').map((r) => `${r.query.page}:${r.query.records}`).join(' '));
 		expect(listRequests().length).toBeLessThanOrEqual(60 + 60 + 11);
 		expect(pages('DELIVERED')).toBe(1);
 		expect(bytes(trigger)).toBeLessThan(64 * 1024);
@@ -142,5 +141,83 @@ describe.each(POLL_MODES)('SMS Messaging Trigger: 150,000 messages in 31 days, n
 		);
 		expect(listRequests().length).toBeLessThanOrEqual(30);
 		expect(bytes(trigger)).toBeLessThan(64 * 1024);
+	}, 600_000);
+});
+
+/**
+ * A clock the test controls, as the API's latency moves it: every list request takes `ms`. Gives
+ * the time (ms) and stops when `stop` is called.
+ */
+function requestClock(ms: number) {
+	let time = Math.floor(Date.now() / SLOT_MS) * SLOT_MS + 30_000;
+	const clock = jest.spyOn(Date, 'now').mockImplementation(() => time);
+	ctx.sim.inject({ path: '/sms', count: Infinity, beforeAnswer: () => (time += ms) });
+	return {
+		now: () => time,
+		step: (by: number) => (time += by),
+		stop: () => clock.mockRestore(),
+	};
+}
+
+describe.each(POLL_MODES)("SMS Messaging Trigger: within n8n's poll budget, n8n polling in %s mode", (mode: PollMode) => {
+	const budgetMs = 1_500;
+	const settle = async (trigger: ActiveTrigger, clock: ReturnType<typeof requestClock>) => {
+		const pairs: string[] = [];
+		const durations: number[] = [];
+		for (let poll = 0; poll < 8; poll++) {
+			clock.step(MINUTE_MS);
+			const began = clock.now();
+			const outcome = await trigger.poll();
+			expect(outcome.error).toBeUndefined();
+			durations.push(clock.now() - began);
+			pairs.push(...emittedPairs(outcome));
+			ctx.sim.requests = [];
+		}
+		return { pairs, longest: Math.max(...durations) };
+	};
+
+	test('a budget of 1.5 s at 5 ms a request: after a bulk send of 100,000, no poll runs past 2.5 s, and 1,050 changes come out exactly once', async () => {
+		const clock = requestClock(5);
+		try {
+			fillWindow(10_000, 36, clock.now());
+			const trigger = await activateTrigger({ parameters: {}, credentials: ctx.credentials, mode, budgetMs });
+			if (mode === 'durable') await settle(trigger, clock);
+			const bulk = bulkSend(clock.now() + MINUTE_MS);
+			const before = await settle(trigger, clock);
+			expect(before.pairs).toEqual([]);
+			const delivered = bulk.filter((_, i) => i % 97 === 5).slice(0, 1000);
+			const failed = bulk.filter((_, i) => i % 1993 === 11 && i % 97 !== 5).slice(0, 50);
+			for (const { id } of delivered) ctx.sim.setSmsStatus(id, 'DELIVERED');
+			for (const { id } of failed) ctx.sim.setSmsStatus(id, 'FAILED');
+			const { pairs, longest } = await settle(trigger, clock);
+			expect(longest).toBeLessThanOrEqual(2_500);
+			expect(before.longest).toBeLessThanOrEqual(2_500);
+			expect(pairs.sort()).toEqual(
+				[...delivered.map(({ id }) => `${id}:DELIVERED`), ...failed.map(({ id }) => `${id}:FAILED`)].sort(),
+			);
+		} finally {
+			clock.stop();
+		}
+	}, 600_000);
+
+	test('SENT watched, a bulk send of 100,000: each poll reads no longer than its budget and one request, and the next goes on where it stopped, until each message came out once', async () => {
+		const clock = requestClock(5);
+		try {
+			fillWindow(1_000, 36, clock.now());
+			const trigger = await activateTrigger({
+				parameters: { statuses: ['SENT'] },
+				credentials: ctx.credentials,
+				mode,
+				budgetMs,
+			});
+			if (mode === 'durable') await settle(trigger, clock);
+			const bulk = bulkSend(clock.now() + MINUTE_MS);
+			const { pairs, longest } = await settle(trigger, clock);
+			expect(longest).toBeLessThanOrEqual(budgetMs + 5);
+			expect(new Set(pairs).size).toBe(pairs.length);
+			expect(pairs.sort()).toEqual(bulk.map(({ id }) => `${id}:SENT`).sort());
+		} finally {
+			clock.stop();
+		}
 	}, 600_000);
 });

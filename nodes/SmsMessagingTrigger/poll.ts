@@ -10,7 +10,7 @@ import { takeBaseline } from './reading/baseline';
 import { Findings } from './reading/findings';
 import { readFirstPages } from './reading/firstPages';
 import { isFullReadingDue, newWindow, reanchor, takeCounts } from './reading/fullReading';
-import { Lists, type Page, type PageReader } from './reading/lists';
+import { Lists, OutOfTime, type Page, type PageReader } from './reading/lists';
 import { raiseMark } from './reading/raiseMark';
 import { resolve } from './reading/resolve';
 import type { Search } from './reading/search';
@@ -91,13 +91,27 @@ async function pollOnce(
 		records = polled.records;
 		if (polled.full) staticData.fullReadingAt = now;
 	} else {
-		picture = await takeBaseline(new Lists(read, watch.query, deadline), watched, window);
+		picture = await baselineWithin(new Lists(read, watch.query, deadline), watched, window);
 		if (!picture) return undefined;
 		picture.countsFrom = String(watch.query['start-date']);
 		staticData.fullReadingAt = now;
 	}
 	storePicture(staticData, picture, { scope: watch.scope, startDay: watch.startDay });
 	return { records };
+}
+
+/** The baseline, or undefined when the budget ends it first: the next poll takes it again. */
+async function baselineWithin(
+	lists: Lists,
+	watched: Set<Status>,
+	window: PollSetting['window'],
+): Promise<Picture | undefined> {
+	try {
+		return await takeBaseline(lists, watched, window);
+	} catch (error) {
+		if (error instanceof OutOfTime) return undefined;
+		throw error;
+	}
 }
 
 interface PollSetting {
@@ -124,20 +138,27 @@ async function pollPicture(
 	const { countsFrom } = picture;
 	const lists = new Lists(read, { ...watch.query, 'start-date': countsFrom ?? startDate }, deadline);
 	const findings = new Findings(picture, { ...window, emitting: true });
-	const search: Search = { lists, findings, observed: await readFirstPages(lists, findings) };
+	let observed;
+	try {
+		observed = await readFirstPages(lists, findings);
+	} catch (error) {
+		if (error instanceof OutOfTime) return { records: findings.toEmit, full: false };
+		throw error;
+	}
+	const search: Search = { lists, findings, observed };
 	const due = countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);
-	const clean = await resolve(search, new Set(watch.statuses as Status[]), due);
+	const ended = await resolve(search, new Set(watch.statuses as Status[]), due);
 	let full = false;
-	if (countsFrom === undefined) {
+	if (ended !== 'out of time' && countsFrom === undefined) {
 		full = takeCounts(search);
 		if (full) picture.countsFrom = startDate;
-	} else {
+	} else if (ended !== 'out of time') {
 		full = due && reanchor(search);
 	}
 	const pages = findings.toEmit.length ? RAISE_PAGES.emitting : RAISE_PAGES.quiet;
 	await raiseMark(search, window.now, pages);
 	picture.marks.newest = Math.max(picture.marks.newest, newestOf(await lists.first('ALL')));
-	if (countsFrom !== undefined && countsFrom !== startDate && clean) {
+	if (countsFrom !== undefined && countsFrom !== startDate && ended === 'clean') {
 		await newWindow(picture, new Lists(read, watch.query, deadline), watch.startDay);
 	}
 	return { records: findings.toEmit, full };

@@ -65,7 +65,7 @@ interface ActivateOptions {
 	activation?: WorkflowActivateMode;
 	/** How n8n polls (default 'memory'). */
 	mode?: PollMode;
-	/** getPollBudgetMs() under the task scheduler (default SCHEDULER_BUDGET_MS). */
+	/** getPollBudgetMs() (default: SCHEDULER_BUDGET_MS under the task scheduler, 5 minutes else). */
 	budgetMs?: number;
 	/**
 	 * n8n starting again with the workflow published: on its default path it activates it anew (a
@@ -121,7 +121,8 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 	let outcome: PollOutcome = { items: null };
 	const pollIn = async (workflow: Workflow, testing: boolean) => {
 		outcome = { items: null };
-		const budget = mode === 'memory' ? undefined : () => options.budgetMs ?? SCHEDULER_BUDGET_MS;
+		const budgetMs = options.budgetMs ?? (mode === 'memory' ? undefined : SCHEDULER_BUDGET_MS);
+		const budget = budgetMs === undefined ? undefined : () => budgetMs;
 		const context = new PollContext(
 			workflow,
 			node,

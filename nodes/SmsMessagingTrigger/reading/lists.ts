@@ -72,11 +72,12 @@ function pageFrom(from: number): { offset: number; size: number } {
 
 /**
  * The lists a poll reads, as pages at any place. Every request first checks the poll's budget
- * (`deadline`): a reading never starts a request after it. The first page of each list is asked
- * once per poll and served again from memory.
+ * (`deadline`): a reading never starts a request after it. A page is asked once per poll: asked
+ * again, it is what the first answer said (a change since comes at the next poll).
  */
 export class Lists {
-	private readonly firstPages = new Map<string, Page>();
+	/** The pages this poll read: a page asked again is served from here. */
+	private readonly pages = new Map<string, Page>();
 	/** Requests made by this poll. */
 	requests = 0;
 
@@ -104,7 +105,7 @@ export class Lists {
 	async page(list: ListName, offset: number, size = MAX_PAGE_SIZE, ascending = false): Promise<Page> {
 		const at = pageAt(offset, size);
 		const key = `${list}:${at.page}:${at.records}:${ascending}`;
-		const cached = this.firstPages.get(key);
+		const cached = this.pages.get(key);
 		if (cached) return cached;
 		if (this.outOfTime()) throw new OutOfTime();
 		this.requests++;
@@ -126,7 +127,7 @@ export class Lists {
 			total: totalOf(data),
 			last: pagination?.last === true,
 		};
-		if (offset === 0 && !ascending && at.records === MAX_PAGE_SIZE) this.firstPages.set(key, page);
+		this.pages.set(key, page);
 		return page;
 	}
 
@@ -146,7 +147,7 @@ export class Lists {
 
 	/** Forgets a first page, so that the next `first` asks it again. */
 	askAgain(list: ListName): void {
-		this.firstPages.delete(`${list}:1:${MAX_PAGE_SIZE}:false`);
+		this.pages.delete(`${list}:1:${MAX_PAGE_SIZE}:false`);
 	}
 
 	/**

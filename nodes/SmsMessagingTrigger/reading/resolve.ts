@@ -2,7 +2,7 @@
 import { TRACKED_LISTS, type ListName, type Status, type StatusList } from '../state/picture';
 import { findLate } from './late';
 import { OutOfTime, type Page } from './lists';
-import { after, lookUpGone, readDown, type Cursor, type Search } from './search';
+import { after, lookUpGone, readDown, readTop, type Cursor, type Search } from './search';
 
 /** New messages are read while they fit in this many pages; more (a bulk send) are counted. */
 export const NEW_PAGES = 3;
@@ -16,19 +16,19 @@ type Residuals = ReturnType<Search['findings']['residuals']>;
  * Reads, after the first pages, until every count is what the picture expects (a clean poll), or
  * nothing more can be read: each step reads where a count shows a change (search.ts), cheapest
  * first. `whole`: the in-flight lists and FAILED are read to their end whatever the counts say
- * (a full reading). Gives whether the poll is clean; the budget ends it unclean.
+ * (a full reading). Gives whether the poll is clean, or was ended by its budget.
  */
 export async function resolve(
 	search: Search,
 	watched: Set<Status>,
 	whole: boolean,
-): Promise<boolean> {
+): Promise<'clean' | 'unclean' | 'out of time'> {
 	const resolver = new Resolver(search, watched);
 	try {
 		if (whole) await resolver.readWhole();
-		return await resolver.run();
+		return (await resolver.run()) ? 'clean' : 'unclean';
 	} catch (error) {
-		if (error instanceof OutOfTime) return false;
+		if (error instanceof OutOfTime) return 'out of time';
 		throw error;
 	}
 }
@@ -89,7 +89,8 @@ class Resolver {
 		for (const list of TOP_FIRST) {
 			if (residuals[list] <= 0 || !this.watched.has(list) || this.toppedUp.has(list)) continue;
 			this.toppedUp.add(list);
-			await this.read(list, (changes) => changes > 0 && this.residuals()[list] > 0);
+			const unknownLeft = () => this.residuals()[list] > 0;
+			this.cursors.set(list, await readTop(this.search, list, await this.cursor(list), unknownLeft));
 			return true;
 		}
 		for (const list of TRACKED_LISTS) {

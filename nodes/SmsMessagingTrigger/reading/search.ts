@@ -1,5 +1,6 @@
 // The readings that find what a count shows changed: a list's top, a list down, one message.
-import type { Counts, ListName } from '../state/picture';
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import { TRACKED_LISTS, type Counts, type ListName } from '../state/picture';
 import type { Findings } from './findings';
 import type { Lists, Page } from './lists';
 
@@ -89,6 +90,68 @@ export async function readDown(
 		if (!more(changes, page)) break;
 	}
 	return { cursor, changes: total };
+}
+
+/**
+ * Reads a list down from its top while `unknownLeft()` (its count shows records the picture does
+ * not know in it): page after page while each brings a change; past a page that brings none, it
+ * seeks the next page that does (`seek`), so that records new to the list below a stretch already
+ * known (a bulk send read over several polls, deliveries of older messages) are found in a few
+ * requests. Gives where it stopped.
+ */
+export async function readTop(
+	search: Search,
+	list: ListName,
+	from: Cursor,
+	unknownLeft: () => boolean,
+): Promise<Cursor> {
+	let cursor = from;
+	while (unknownLeft() && !cursor.ended) {
+		({ cursor } = await readDown(search, list, cursor, (changes) => changes > 0 && unknownLeft()));
+		if (!unknownLeft() || cursor.ended) break;
+		const found = await seek(search, list, cursor.offset);
+		if (found === undefined) break;
+		cursor = { ...cursor, offset: found, lastId: undefined };
+	}
+	return cursor;
+}
+
+/**
+ * The offset of the first page of 100 at or after `from` that holds a record new to the picture
+ * (each page read is taken in). In a list the picture knows one by one, by halving: a page's last
+ * record, with how many known members of the list are at or above it, tells how many records new
+ * to the picture are above its end. In DELIVERED (known by default), pages 1, 2, 4… further on,
+ * then halving between the last that held none and the first that did. Undefined when none is
+ * found before the list ends.
+ */
+async function seek(search: Search, list: ListName, from: number): Promise<number | undefined> {
+	const { lists, findings, observed } = search;
+	const start = Math.ceil(from / MAX_PAGE_SIZE);
+	const last = Math.max(start, Math.ceil(observed[list] / MAX_PAGE_SIZE) - 1);
+	const known = (TRACKED_LISTS as ListName[]).includes(list) ? findings.picture.membersOf(list) : undefined;
+	/** Whether page `index` holds, or has above its end, records new to the picture. */
+	const newByThere = async (index: number) => {
+		const page = await lists.page(list, index * MAX_PAGE_SIZE);
+		if (findings.take(page) > 0) return true;
+		if (!known || page.records.length === 0) return false;
+		const lastId = Number(page.records.at(-1)!.id);
+		const knownAbove = known.filter((id) => id >= lastId).length;
+		return page.offset + page.records.length > knownAbove;
+	};
+	let low = start - 1; // a page with nothing new at or above its end
+	let high: number | undefined;
+	for (let step = 1; high === undefined; step *= 2) {
+		const index = Math.min(low + step, last);
+		if (await newByThere(index)) high = index;
+		else if (index >= last) return undefined;
+		else low = index;
+	}
+	while (high - low > 1) {
+		const middle = Math.floor((low + high) / 2);
+		if (await newByThere(middle)) high = middle;
+		else low = middle;
+	}
+	return (low + 1) * MAX_PAGE_SIZE;
 }
 
 /**
