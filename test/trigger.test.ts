@@ -50,7 +50,7 @@ async function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
 }
 
 describe('SMS Messaging Trigger: what a poll emits', () => {
-	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones; a move from DELIVERED to FAILED after it comes with the next full reading', async () => {
+	test('the first poll after activation emits nothing and remembers the messages in flight and the failed ones; a move from DELIVERED to FAILED after it comes with the next poll', async () => {
 		const [delivered, failed, sentStill] = sent(3);
 		ctx.sim.setSmsStatus(delivered.id, 'DELIVERED');
 		ctx.sim.setSmsStatus(failed.id, 'FAILED');
@@ -58,10 +58,9 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const trigger = await activate();
 
 		expect(trigger.atActivation).toEqual({ items: null });
-		// A recording: the in-flight lists, the newest messages of every status down to one sent
-		// 10 minutes or more before (every message up to it is looked at and listed) and the FAILED
-		// list, at the largest page, from Lookback Days (2) before today. The DELIVERED list is not
-		// read: every other message up to the newest is delivered.
+		// A baseline: the first page of each list (the in-flight lists, FAILED, DELIVERED, every
+		// status), at the largest page, from Lookback Days (2) before today; the in-flight lists and
+		// FAILED would be read to their end. Every other message up to the newest is delivered.
 		const query = (status?: string) => ({
 			...(status ? { status } : {}),
 			'start-date': utcDay(3),
@@ -71,42 +70,54 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		expect(smsQueries()).toEqual([
 			query('PENDING'),
 			query('SENT'),
-			query(),
 			query('FAILED'),
+			query('DELIVERED'),
+			query(),
 		]);
 		expect(ctx.sim.requests[0].headers['x-service']).toBe(`Bearer ${TOKEN}`);
 		expect(ctx.sim.requests[0].headers.authorization).toBeUndefined();
-		// What is watched, the newest id looked at (at this recording, too), and ids (base 36) by
-		// the day their message was sent, under the status they were last seen in and the watched
-		// statuses they were emitted (here recorded) in: the message in flight, the failed one.
-		// `signature`: what the first pages said (firstPages.ts); `beforeWindow`, `newest` and
-		// `listedToTop`: what the counts of the lists are made of; `lookedAtAbove` (and `lookedAt`
-		// later): the messages up to `top` a poll looked at (poll.ts).
+		// What is watched; the high-water mark (the newest message sent 10 minutes or more before,
+		// at the baseline too: `top`, `since`, and every id up to it counts as listed); the lists'
+		// counts and the start-date they were taken with; the records of every status up to the
+		// mark; the newest id; and the messages known one by one (ids in base 36 by the day they
+		// were sent, under the status they were last seen in and the watched statuses they are
+		// recorded in): the message in flight, the failed one.
 		const day = utcDay(1 / 24);
 		const state = () => trigger.staticData['node:SMS Messaging Trigger'];
 		expect(state()).toEqual({
 			scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
 			top: sentStill.id,
 			since: sentStill.id,
-			followed: { 'SENT/': { [day]: sentStill.id.toString(36) } },
-			settled: { 'FAILED/F': { [day]: failed.id.toString(36) } },
-			fullReadingAt: expect.any(Number),
-			signature: `0: 1:${sentStill.id} 3:${sentStill.id}`,
-			beforeWindow: { PENDING: 0, SENT: 0 },
-			newest: sentStill.id,
-			listedToTop: 3,
 			lookedAtAbove: sentStill.id,
+			listedToTop: 3,
+			newest: sentStill.id,
+			counts: { PENDING: 0, SENT: 1, FAILED: 1, DELIVERED: 1, ALL: 3 },
+			countsFrom: utcDay(3),
+			messages: {
+				'SENT/': { [day]: sentStill.id.toString(36) },
+				'FAILED/F': { [day]: failed.id.toString(36) },
+			},
+			fullReadingAt: expect.any(Number),
 		});
 		expect(delivered.id).toBeLessThan(sentStill.id);
 
-		// The delivered one moving to FAILED is a change: the next full reading emits it, the failed
-		// one was failed before and is not.
+		// The delivered one moving to FAILED is a change the counts show: the next poll emits it;
+		// the failed one was failed before and is not. The first pages show it; DELIVERED, empty now
+		// where the picture held a record, is asked once more (an empty answer may be a lagging
+		// replica's).
 		ctx.sim.setSmsStatus(delivered.id, 'FAILED');
 		ctx.sim.requests = [];
-		expect(ids((await later(15 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
+		expect(ids((await later(MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
 			delivered.id,
 		]);
-		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined, 'FAILED']);
+		expect(smsQueries().map((q) => q.status)).toEqual([
+			'PENDING',
+			'SENT',
+			'FAILED',
+			'DELIVERED',
+			undefined,
+			'DELIVERED',
+		]);
 	});
 
 	test('messages that reach a watched status after it are emitted once, as the list gives them', async () => {
@@ -125,25 +136,13 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(c.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([c.id]);
 		expect((await trigger.poll()).items).toBeNull();
-		// Every poll first asks the first page of the in-flight lists (PENDING, SENT) and of the
-		// list of every status (no status filter): the activation reads them whole, and the FAILED
-		// list; a later poll reads them down to the newest message known and to the oldest that
-		// left the in-flight lists, or nothing more when those first pages are as at the last poll
-		// (the second and the fourth). The FAILED list answered empty at the activation, which one
-		// answer does not prove: the first poll reads it again. An in-flight list that answers
-		// empty while a message last seen in it is unaccounted for is asked once more. When the
-		// first page of an in-flight list does not account for its count (the third poll: c left
-		// SENT), the FAILED and the DELIVERED lists are read from their top first (c is there).
-		// The list of every status is read again after any other list a poll reads.
-		const firstPages = ['PENDING', 'SENT', undefined];
+		// Every poll asks the first page of each list (PENDING, SENT, FAILED, DELIVERED, every
+		// status) and reads on only where a list's count shows a change its first page did not
+		// (none here: the lists are short). SENT, empty once a, b and c left it, is asked once more
+		// (an empty answer may be a lagging replica's).
+		const firstPages = ['PENDING', 'SENT', 'FAILED', 'DELIVERED', undefined];
 		expect(smsQueries().map((q) => q.status)).toEqual(
-			[
-				[...firstPages, 'FAILED'],
-				[...firstPages, 'FAILED', undefined],
-				firstPages,
-				[...firstPages, 'FAILED', 'DELIVERED', undefined],
-				firstPages,
-			].flat(),
+			[firstPages, firstPages, firstPages, [...firstPages, 'SENT'], firstPages].flat(),
 		);
 	});
 
@@ -157,16 +156,16 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 
 		expect(new Set(ids(items)).size).toBe(150);
 		expect(ids(items)).toEqual(messages.map((m) => m.id)); // oldest first
-		// SENT is empty now, and asked once more before it is taken for empty; FAILED answered empty
-		// at the activation, and is read again.
+		// The first pages; SENT, empty now, is asked once more before it is taken for empty; the 50
+		// that left it and FAILED's first page does not show are looked up in the list of every
+		// status (its page 2 holds them).
 		expect(smsQueries().map((q) => [q.status, q.page, q.records])).toEqual([
 			['PENDING', '1', '100'],
 			['SENT', '1', '100'],
+			['FAILED', '1', '100'],
+			['DELIVERED', '1', '100'],
 			[undefined, '1', '100'],
 			['SENT', '1', '100'],
-			['FAILED', '1', '100'],
-			['FAILED', '2', '97'],
-			[undefined, '1', '100'],
 			[undefined, '2', '100'],
 		]);
 		expect((await trigger.poll()).items).toBeNull();
@@ -218,40 +217,41 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		ctx.sim.setSmsStatus(message.id, 'FAILED');
 		ctx.sim.setSmsStatus(other.id, 'FAILED');
 		expect((await trigger.poll()).items).toBeNull();
-		// The FAILED list is read by the activation and the full readings (to know a move between
-		// outcome statuses); with no failed message at the activation, also by the next poll.
+		// The FAILED list's first page is read by every poll, watched or not: its count tells where
+		// messages went.
 		expect(smsQueries().filter((q) => q.status === 'FAILED')).toHaveLength(2);
-		// From FAILED to DELIVERED, a move between outcome statuses: the next full reading emits it.
+		// From FAILED to DELIVERED, a move between outcome statuses that the counts show: the next
+		// poll emits it (only one that another move cancels out in the counts waits for the full
+		// reading: test/trigger-readings.test.ts).
 		ctx.sim.setSmsStatus(message.id, 'DELIVERED');
-		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
-		expect(ids((await later(16 * MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
+		expect(ids((await later(MINUTE_MS, async () => await trigger.poll())).items)).toEqual([
 			message.id,
 		]);
+		expect((await later(16 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 	});
 
-	test('with no outcome status watched, it keeps only the messages in flight now', async () => {
+	test('with no outcome status watched, the messages that left flight are still recorded in SENT', async () => {
 		const messages = sent(3);
 		const trigger = await activate({ statuses: ['SENT'] });
 		ctx.sim.setSmsStatus(messages[0].id, 'DELIVERED');
 		ctx.sim.setSmsStatus(messages[1].id, 'FAILED');
 		ctx.sim.requests = [];
 		expect((await trigger.poll()).items).toBeNull();
-		// The in-flight lists; SENT lost two, which the FAILED and DELIVERED lists show; one page of
-		// every status (it would tell where a message went that no list read shows, such as one
-		// back from SENT in PENDING while the in-flight lists were read).
+		// The first pages show where the two that left SENT went, watched or not.
 		expect(smsQueries().map((q) => q.status)).toEqual([
 			'PENDING',
 			'SENT',
-			undefined,
 			'FAILED',
 			'DELIVERED',
 			undefined,
 		]);
+		// Recorded in SENT: were one sent again under its id, SENT would not come twice.
 		const state = trigger.staticData['node:SMS Messaging Trigger'] as {
-			followed: Record<string, Record<string, string>>;
+			messages: Record<string, Record<string, string>>;
 		};
-		expect(Object.keys(state.followed)).toEqual(['SENT/S']);
-		expect(Object.values(state.followed['SENT/S'])).toEqual([messages[2].id.toString(36)]);
+		const idsOf = (key: string) => Object.values(state.messages[key] ?? {});
+		expect(Object.keys(state.messages).sort()).toEqual(['DELIVERED/S', 'FAILED/S', 'SENT/S']);
+		expect(idsOf('SENT/S')).toEqual([messages[2].id.toString(36)]);
 	});
 
 	test('filters are sent with the API names and only matching messages are emitted', async () => {
@@ -290,10 +290,10 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const settled = () =>
 			(
 				trigger.staticData['node:SMS Messaging Trigger'] as {
-					settled: Record<string, Record<string, string>>;
+					messages?: Record<string, Record<string, string>>;
 				}
-			).settled;
-		// Learnt by the first full reading.
+			).messages ?? {};
+		// Known as failed since the baseline.
 		expect((await later(15 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		expect(settled()['FAILED/F']).toEqual({ [utcDay(0.5)]: message.id.toString(36) });
 
@@ -339,7 +339,7 @@ describe('SMS Messaging Trigger: activation', () => {
 		const trigger = await activateTrigger({
 			parameters: {},
 			credentials: ctx.credentials,
-			savedBetweenPolls: true,
+			mode: 'scheduler',
 		});
 		expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		// The machine sleeps for 12 hours: meanwhile every message is delivered or fails.
@@ -386,20 +386,25 @@ describe('SMS Messaging Trigger: activation', () => {
 		},
 	);
 
-	test("with a new poll context per poll (as n8n's durable poll scheduler makes them), only the first poll records", async () => {
+	test("with n8n's task scheduler (a workflow from the database at every poll, stored when a poll emits), only the first poll records", async () => {
 		const [a, b] = sent(2);
 		const trigger = await activateTrigger({
 			parameters: {},
 			credentials: ctx.credentials,
-			contextPerPoll: true,
+			mode: 'scheduler',
 		});
 		expect(trigger.atActivation.items).toBeNull();
 		ctx.sim.setSmsStatus(a.id, 'FAILED');
 		ctx.sim.requests = [];
 		expect(ids((await trigger.poll()).items)).toEqual([a.id]);
-		// The in-flight lists and one page of every status; the FAILED list again, which answered
-		// empty at the activation.
-		expect(smsQueries().map((q) => q.status)).toEqual(['PENDING', 'SENT', undefined, 'FAILED']);
+		// The first pages.
+		expect(smsQueries().map((q) => q.status)).toEqual([
+			'PENDING',
+			'SENT',
+			'FAILED',
+			'DELIVERED',
+			undefined,
+		]);
 		ctx.sim.setSmsStatus(b.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([b.id]);
 		expect((await trigger.poll()).items).toBeNull();
@@ -453,14 +458,12 @@ describe('SMS Messaging Trigger: activation', () => {
 		ctx.sim.requests = [];
 		expect(ids((await updated.poll()).items)).toEqual([inB.id]);
 		expect(ids((await updated.poll()).items)).toEqual([]);
-		// PENDING, SENT, one page of every status, SENT (empty, asked once more), FAILED (empty at
-		// the activation, read again) and the page of every status again (read after them); then
-		// the first pages of PENDING, SENT and every status, as at the last poll: never down to
+		// The first pages, and SENT (empty now) asked once more; then the first pages: never down to
 		// campaign A's message.
-		expect(smsQueries()).toHaveLength(9);
+		expect(smsQueries()).toHaveLength(5 + 1 + 5);
 	});
 
-	test('a followed message absent from two complete readings below its id is no longer followed', async () => {
+	test('a tracked message the list no longer holds is forgotten once the list of every status shows its place without it', async () => {
 		const [gone] = sent(1, { hoursAgo: 30 });
 		for (const m of sent(300)) ctx.sim.setSmsStatus(m.id, 'DELIVERED');
 		const [recent] = sent(1);
@@ -476,11 +479,9 @@ describe('SMS Messaging Trigger: activation', () => {
 			expect((await trigger.poll()).items).toBeNull();
 			requests.push(smsQueries().length);
 		}
-		// PENDING, SENT, then every status down to it (4 pages), twice: the first time with the
-		// FAILED list (empty at the activation, read again) before it, the second with the first
-		// pages of FAILED and DELIVERED (SENT does not account for its count: is it there?); then
-		// the first pages only.
-		expect(requests).toEqual([8, 9, 3]);
+		// The first pages show it gone from SENT; it is looked up in the list of every status (two
+		// pages, from where the picture puts it), not there: forgotten. Then the first pages only.
+		expect(requests).toEqual([7, 5, 5]);
 		ctx.sim.setSmsStatus(recent.id, 'DELIVERED');
 		expect(ids((await trigger.poll()).items)).toEqual([recent.id]);
 	});
@@ -513,14 +514,15 @@ describe('SMS Messaging Trigger: activation', () => {
 		expect((await trigger.poll()).items).toBeNull();
 	});
 
-	test.each([false, true])(
-		'a poll due while the last one still runs is skipped, so nothing is emitted twice (a context per poll: %s)',
-		async (contextPerPoll) => {
+	// n8n's default path starts a poll on time even while the last one runs; its task scheduler
+	// runs one poll of a job at a time (its own lease), so only the default path is tried here.
+	test.each([false])(
+		'a poll due while the last one still runs is skipped, so nothing is emitted twice (%s)',
+		async () => {
 			const [message] = sent(1);
 			const trigger = await activateTrigger({
 				parameters: { statuses: ['FAILED'] },
 				credentials: ctx.credentials,
-				contextPerPoll,
 			});
 			ctx.sim.setSmsStatus(message.id, 'FAILED');
 			ctx.sim.inject({ path: '/sms', delayMs: 300 });
@@ -547,8 +549,8 @@ describe('SMS Messaging Trigger: activation', () => {
 			activation: 'init',
 		});
 		expect(restarted.atActivation.items).toBeNull();
-		// Only the first activation's requests (PENDING, SENT, the newest messages, FAILED).
-		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(4);
+		// Only the first activation's requests (the first page of each list).
+		expect(ctx.sim.requests.filter((r) => r.path === '/sms')).toHaveLength(5);
 		ctx.sim.requests = [];
 		expect((await later(9 * MINUTE_MS, async () => await restarted.poll())).items).toBeNull();
 		expect(ctx.sim.requests).toHaveLength(0);

@@ -6,11 +6,12 @@ import { smsListReader } from '../shared/lists/smsListReader';
 import { utcDay } from '../shared/lists/sentWindow';
 import { sharedLimiter } from '../shared/requests/limiter';
 import { apiCredentials, RunProgress } from '../shared/requests/transport';
+import { repeatedPagesError } from '../shared/lists/list';
 import { takeBaseline } from './reading/baseline';
 import { Findings } from './reading/findings';
 import { readFirstPages } from './reading/firstPages';
 import { isFullReadingDue, newWindow, reanchor, takeCounts } from './reading/fullReading';
-import { Lists, OutOfTime, type Page, type PageReader } from './reading/lists';
+import { Lists, OutOfTime, type ListSource, type Page, type PageReader } from './reading/lists';
 import { raiseMark } from './reading/raiseMark';
 import { resolve } from './reading/resolve';
 import type { Search } from './reading/search';
@@ -43,11 +44,15 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 	const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
 	return await withLease(staticData, async (renew, stillHeld) => {
-		const read: PageReader = async (query) => {
-			renew();
-			return await readPage(query);
+		const source: ListSource = {
+			read: async (query) => {
+				renew();
+				return await readPage(query);
+			},
+			deadline: Date.now() + (budget ?? DEFAULT_BUDGET_MS),
+			repeated: repeatedPagesError(this.getNode(), 'the next poll reads it again'),
 		};
-		const toEmit = await pollOnce(watch, read, staticData, budget ?? DEFAULT_BUDGET_MS);
+		const toEmit = await pollOnce(watch, source, staticData);
 		// A poll that held the trigger too long and was taken over emits nothing: the poll that
 		// took over reads again what this one read.
 		if (!stillHeld() || toEmit === undefined) return null;
@@ -76,22 +81,20 @@ async function newestMatching(
  */
 async function pollOnce(
 	watch: Watch,
-	read: PageReader,
+	source: ListSource,
 	staticData: TriggerStaticData,
-	budgetMs: number,
 ): Promise<{ records: IDataObject[] } | undefined> {
 	const now = Date.now();
-	const deadline = now + budgetMs;
 	const window = { today: utcDay(now), startDay: watch.startDay, now };
 	const watched = new Set(watch.statuses as Status[]);
 	let picture = loadPicture(staticData, watch.scope, watched);
 	let records: IDataObject[] = [];
 	if (picture) {
-		const polled = await pollPicture(picture, { watch, read, deadline, window, staticData });
+		const polled = await pollPicture(picture, { watch, source, window, staticData });
 		records = polled.records;
 		if (polled.full) staticData.fullReadingAt = now;
 	} else {
-		picture = await baselineWithin(new Lists(read, watch.query, deadline), watched, window);
+		picture = await baselineWithin(new Lists(source, watch.query), watched, window);
 		if (!picture) return undefined;
 		picture.countsFrom = String(watch.query['start-date']);
 		staticData.fullReadingAt = now;
@@ -116,8 +119,7 @@ async function baselineWithin(
 
 interface PollSetting {
 	watch: Watch;
-	read: PageReader;
-	deadline: number;
+	source: ListSource;
 	window: { today: string; startDay: string; now: number };
 	staticData: TriggerStaticData;
 }
@@ -132,11 +134,11 @@ interface PollSetting {
  */
 async function pollPicture(
 	picture: Picture,
-	{ watch, read, deadline, window, staticData }: PollSetting,
+	{ watch, source, window, staticData }: PollSetting,
 ): Promise<{ records: IDataObject[]; full: boolean }> {
 	const startDate = String(watch.query['start-date']);
 	const { countsFrom } = picture;
-	const lists = new Lists(read, { ...watch.query, 'start-date': countsFrom ?? startDate }, deadline);
+	const lists = new Lists(source, { ...watch.query, 'start-date': countsFrom ?? startDate });
 	const findings = new Findings(picture, { ...window, emitting: true });
 	let observed;
 	try {
@@ -159,7 +161,7 @@ async function pollPicture(
 	await raiseMark(search, window.now, pages);
 	picture.marks.newest = Math.max(picture.marks.newest, newestOf(await lists.first('ALL')));
 	if (countsFrom !== undefined && countsFrom !== startDate && ended === 'clean') {
-		await newWindow(picture, new Lists(read, watch.query, deadline), watch.startDay);
+		await newWindow(picture, new Lists(source, watch.query), watch.startDay);
 	}
 	return { records: findings.toEmit, full };
 }

@@ -2,6 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import type { PageAt } from '../../shared/lists/pageWalker';
 import type { ListName } from '../state/picture';
 
 /** One page of a list as the API served it. */
@@ -22,6 +23,18 @@ export interface Page {
 
 /** Reads one page of the SMS list with a query (`status`, `sort`, `page`, `records`). */
 export type PageReader = (query: IDataObject) => Promise<JsonObject>;
+
+/** Where a poll's lists come from. */
+export interface ListSource {
+	read: PageReader;
+	/** When the poll's budget ends (ms since the epoch): no request starts after it. */
+	deadline: number;
+	/**
+	 * The error when pages past the first of a list hold exactly its first page, three times: an
+	 * API, or a cache in front of it, that ignores the page asked for (list.ts).
+	 */
+	repeated: (at: PageAt) => Error;
+}
 
 /** Thrown by a reading that would start a request after the poll's budget is spent. */
 export class OutOfTime extends Error {
@@ -81,10 +94,12 @@ export class Lists {
 	/** Requests made by this poll. */
 	requests = 0;
 
+	/** Per list: how many pages past the first held exactly what the first held. */
+	private readonly repeats = new Map<ListName, number>();
+
 	constructor(
-		private readonly read: PageReader,
+		private readonly source: ListSource,
 		private readonly query: IDataObject,
-		private readonly deadline: number,
 	) {}
 
 	/** The `start-date` the lists are asked with. */
@@ -94,7 +109,7 @@ export class Lists {
 
 	/** Whether the budget is spent: no request may start. */
 	outOfTime(): boolean {
-		return Date.now() >= this.deadline;
+		return Date.now() >= this.source.deadline;
 	}
 
 	/**
@@ -109,7 +124,7 @@ export class Lists {
 		if (cached) return cached;
 		if (this.outOfTime()) throw new OutOfTime();
 		this.requests++;
-		const data = await this.read({
+		const data = await this.source.read({
 			...this.query,
 			...(list === 'ALL' ? {} : { status: list }),
 			...(ascending ? { sort: 'id,asc' } : {}),
@@ -128,7 +143,19 @@ export class Lists {
 			last: pagination?.last === true,
 		};
 		this.pages.set(key, page);
+		this.checkRepeats(page, at);
 		return page;
+	}
+
+	/** Throws `repeated` at the third page past the first that holds exactly the first page. */
+	private checkRepeats(page: Page, at: { page: number; records: number }): void {
+		const first = this.pages.get(`${page.list}:1:${MAX_PAGE_SIZE}:false`);
+		if (!first || page.offset === 0 || page.records.length === 0) return;
+		const ids = (records: IDataObject[]) => records.map((record) => String(record.id)).join();
+		if (ids(first.records.slice(0, page.records.length)) !== ids(page.records)) return;
+		const repeats = (this.repeats.get(page.list) ?? 0) + 1;
+		this.repeats.set(page.list, repeats);
+		if (repeats >= 3) throw this.source.repeated({ page: at.page, size: at.records });
 	}
 
 	/**

@@ -155,47 +155,54 @@ async function seek(search: Search, list: ListName, from: number): Promise<numbe
 }
 
 /**
- * Finds one message in the list of every status, by halving: the page whose ids bracket it.
- * Taken into the picture, it is seen in its status; a page that brackets it without it shows that
- * it is not listed any more (`forget`). Undefined when the answers cannot tell (empty pages, a
- * list that moved between two pages).
+ * Finds one message in the list of every status: the page whose ids bracket it, galloping from
+ * where the picture puts it (`guess`) and then halving. Taken into the picture, the message is
+ * seen in its status; a page that brackets it without it shows that it is not listed any more
+ * (`forget`). Gives whether the answers told (not: empty pages, a list that moved meanwhile).
  */
 export async function lookUp(search: Search, id: number, guess: number): Promise<boolean> {
-	const { lists, findings, observed } = search;
-	let low = 0;
-	let high = Math.max(observed.ALL, 1);
-	let offset = Math.min(Math.max(0, guess - 50), high - 1);
+	const { lists, findings } = search;
+	let low = 0; // an offset at or above the message
+	let high = Infinity; // an offset past it
+	let step = MAX_PAGE_SIZE;
+	let offset = Math.max(0, guess);
 	for (let tries = 0; tries < 40 && low < high; tries++) {
-		const page = await lists.page('ALL', offset - (offset % 100));
+		const page = await lists.page('ALL', offset - (offset % MAX_PAGE_SIZE));
 		findings.take(page);
 		const ids = page.records.map((record) => Number(record.id));
 		if (ids.length === 0) return false;
 		const ends = page.last || page.served < page.size;
 		if (ids.includes(id)) return true;
-		if (id > ids[0] && page.offset > 0) high = page.offset;
-		else if (id < ids[ids.length - 1] && !ends) low = page.offset + page.served;
-		else {
+		if (id > ids[0] && page.offset > 0) {
+			high = page.offset;
+			offset = low > 0 || high - step > 0 ? Math.max(low, high - step) : 0;
+		} else if (id < ids[ids.length - 1] && !ends) {
+			low = page.offset + page.served;
+			offset = high === Infinity ? low + step - MAX_PAGE_SIZE : Math.floor((low + high) / 2);
+		} else {
 			findings.picture.forget(id);
 			findings.gone.delete(id);
 			return true;
 		}
-		offset = Math.floor((low + high) / 2);
+		if (high !== Infinity && offset >= high) offset = Math.floor((low + high) / 2);
+		step *= 2;
 	}
 	return false;
 }
 
 /**
  * Where a message should be in the list of every status (its offset), by what the picture knows:
- * the messages above it it knows, and those it counts without knowing (all above `top`).
+ * the messages it counts without knowing (all above the mark), those it tracks above the mark and
+ * above the message, the listed ones above it up to the mark, and, below `listedUpTo`, one per id
+ * (as the simulator numbers them; elsewhere a first guess that galloping mends).
  */
 export function guessOffset(search: Search, id: number): number {
 	const { picture } = search.findings;
 	const { top, listedUpTo } = picture.marks;
 	let above = picture.unknownIn('ALL');
-	for (const known of picture.tracked.keys()) if (known > id && (known > top || id < top)) above++;
-	if (id < top) for (const listed of picture.listed.keys()) if (listed > id) above++;
-	if (id < listedUpTo) above += listedUpTo - id;
-	return above;
+	for (const known of picture.tracked.keys()) if (known > Math.max(id, top)) above++;
+	for (const listed of picture.listed.keys()) if (listed > id) above++;
+	return above + Math.max(0, Math.min(listedUpTo, top) - id);
 }
 
 /**
