@@ -1,21 +1,28 @@
 // `npm run bench:trigger`: what each poll of the SMS Messaging Trigger costs in list requests, in
 // its own work and in the workflow's static data, over a window of 10,000 messages, one of
 // 150,000, and a bulk send of 100,000, through n8n-core's poll machinery against the simulator on
-// 127.0.0.1. The trigger as it was before issue 47 (an earlier build, BENCH_BEFORE) and as it is
-// now run the same steps, each in its own process; writes its section of BENCHMARKS.md.
+// 127.0.0.1, in each of n8n's three poll modes (test/helpers/poll.ts). The trigger as it was
+// before issue 56 (an earlier build, BENCH_BEFORE) and as it is now run the same steps, each in
+// its own process; writes its section of BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
-import { activateTrigger, type ActiveTrigger, type PollOutcome } from '../test/helpers/poll';
+import {
+	activateTrigger,
+	POLL_MODES,
+	type ActiveTrigger,
+	type PollMode,
+	type PollOutcome,
+} from '../test/helpers/poll';
 import { buildBefore } from './before';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require(path.join(packageRoot(), 'test/simulator/simulator'));
 
-/** The build measured as "before": the last commit before issue 47. */
-const BEFORE = process.env.BENCH_BEFORE || '09936bf';
+/** The build measured as "before": the last commit before issue 56. */
+const BEFORE = process.env.BENCH_BEFORE || 'f280696';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -48,13 +55,16 @@ interface Row {
 /** Every run's rows, by the title of its table. */
 type Tables = Record<string, Row[]>;
 
+/** A contender's tables in each poll mode. */
+type ByMode = Record<PollMode, Tables>;
+
 interface SmsRecord {
 	id: number;
 	status: string;
 }
 
 /** One contender's run of every table, in this process (BENCH_PACKAGE_ROOT says which build). */
-async function runSteps(): Promise<Tables> {
+async function runSteps(mode: PollMode): Promise<Tables> {
 	const token = 'bench-token';
 	const sim = new Simulator({ token, smsRecords: 0 });
 	// The simulator runs in this process: its time handling each list request is left out of the
@@ -72,7 +82,9 @@ async function runSteps(): Promise<Tables> {
 	const urls = await sim.start();
 	const credentials = { apiToken: token, ...urls };
 	const realNow = Date.now;
-	let clock = realNow();
+	// 30 s into an hour: a poll 15 minutes on is the first of its Full Reading slot.
+	const startClock = () => Math.floor(realNow() / HOUR_MS) * HOUR_MS + 30_000;
+	let clock = startClock();
 	Date.now = () => clock;
 
 	/** 92% DELIVERED, 4% FAILED, 4% SENT, spread evenly over the window's hours. */
@@ -105,17 +117,20 @@ async function runSteps(): Promise<Tables> {
 			requests: sim.requests.length,
 			lists: listsRead(sim.requests),
 			ownMs: performance.now() - started - simMs,
-			bytes: Buffer.byteLength(JSON.stringify(trigger.staticData)),
+			bytes: Buffer.byteLength(JSON.stringify(trigger.savedStaticData)),
 		});
 	};
 	const activate = (statuses: string[], lookbackDays: number) => async () => {
-		// As n8n keeps it between polls in a database: JSON.
 		trigger = await activateTrigger({
 			parameters: { statuses, options: { lookbackDays } },
 			credentials,
-			savedBetweenPolls: true,
+			mode,
 		});
-		return trigger.atActivation;
+		// With durable cursors n8n keeps nothing of the activation's test poll: the first scheduled
+		// poll, a minute on, takes the picture again; both count as publishing.
+		if (mode !== 'durable') return trigger.atActivation;
+		clock += MINUTE_MS;
+		return await trigger.poll();
 	};
 	const after = (ms: number) => async () => {
 		clock += ms;
@@ -126,7 +141,7 @@ async function runSteps(): Promise<Tables> {
 	// The defaults (DELIVERED and FAILED watched, a full reading every 15 minutes), each window
 	// with its Lookback Days; polls a minute apart.
 	for (const window of WINDOWS) {
-		clock = realNow();
+		clock = startClock();
 		fillWindow(window);
 		const rows: Row[] = [];
 		tables[
@@ -166,7 +181,7 @@ async function runSteps(): Promise<Tables> {
 	}
 
 	// The example alert workflow's settings: FAILED only, the 10,000 window.
-	clock = realNow();
+	clock = startClock();
 	fillWindow(WINDOWS[0]);
 	const failedOnly: Row[] = [];
 	tables[
@@ -181,7 +196,7 @@ async function runSteps(): Promise<Tables> {
 	await measure(failedOnly, 'full reading, 15 minutes after publishing', after(15 * MINUTE_MS));
 
 	// A bulk send: one campaign of 100,000, all SENT, sent over 3 minutes, beside the 10,000 window.
-	clock = realNow();
+	clock = startClock();
 	fillWindow(WINDOWS[0]);
 	const bulk: Row[] = [];
 	tables[
@@ -199,7 +214,7 @@ async function runSteps(): Promise<Tables> {
 			campaignId,
 		}),
 	) as SmsRecord[];
-	await measure(bulk, 'a minute after the send: reads it', after(5 * MINUTE_MS));
+	await measure(bulk, 'a minute after the send', after(5 * MINUTE_MS));
 	await measure(bulk, 'nothing changed', after(MINUTE_MS));
 	/** 1,000 of the campaign delivered and 50 failed, spread over it. */
 	const outcomes = (round: number) => {
@@ -241,22 +256,24 @@ function listsRead(requests: Array<{ query: Record<string, unknown> }>): string 
 }
 
 /** Runs this script again in a child process, on the build in `root` (undefined: this one). */
-function runChild(root: string | undefined): Tables {
+function runChild(root: string | undefined): ByMode {
 	const out = execFileSync(process.execPath, [__filename], {
 		env: { ...process.env, BENCH_TRIGGER_CHILD: '1', BENCH_PACKAGE_ROOT: root ?? '' },
 		maxBuffer: 1 << 26,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
-	return JSON.parse(out.toString()) as Tables;
+	return JSON.parse(out.toString()) as ByMode;
 }
 
 async function main() {
 	if (process.env.BENCH_TRIGGER_CHILD) {
-		process.stdout.write(JSON.stringify(await runSteps()));
+		const byMode = {} as ByMode;
+		for (const mode of POLL_MODES) byMode[mode] = await runSteps(mode);
+		process.stdout.write(JSON.stringify(byMode));
 		return;
 	}
 	const beforeRoot = buildBefore(BEFORE);
-	let before: Tables;
+	let before: ByMode;
 	try {
 		before = runChild(beforeRoot);
 	} finally {
@@ -264,35 +281,37 @@ async function main() {
 	}
 	const now = runChild(undefined);
 	const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+	const count = (n: number) => n.toLocaleString('en-US');
 	const table = (title: string) =>
 		[
 			`${title}:`,
 			'',
-			"| Poll | Items emitted | List requests, before → now | Lists read now (requests) | Trigger's own work now | Static data (JSON), before → now |",
-			'|---|---:|---:|---|---:|---:|',
-			...now[title].map((row, i) => {
-				const old = before[title][i];
-				const emitted =
-					old.emitted === row.emitted
-						? row.emitted.toLocaleString('en-US')
-						: `${old.emitted.toLocaleString('en-US')} → ${row.emitted.toLocaleString('en-US')}`;
-				return `| ${row.step} | ${emitted} | ${old.requests.toLocaleString('en-US')} → **${row.requests.toLocaleString('en-US')}** | ${row.lists} | ${Math.round(row.ownMs)} ms | ${kib(old.bytes)} → ${kib(row.bytes)} |`;
+			`| Poll | Items emitted now | ${POLL_MODES.map((mode) => `List requests, ${mode}: before → now`).join(' | ')} | Lists read now (memory) | Own work now (memory) | Static data saved, before → now (scheduler) |`,
+			`|---|---:|${POLL_MODES.map(() => '---:').join('|')}|---|---:|---:|`,
+			...now.memory[title].map((row, i) => {
+				const cells = POLL_MODES.map((mode) => {
+					const [old, current] = [before[mode][title][i], now[mode][title][i]];
+					return `${count(old.requests)} → **${count(current.requests)}**`;
+				});
+				const [oldSaved, saved] = [before.scheduler[title][i], now.scheduler[title][i]];
+				return `| ${row.step} | ${count(row.emitted)} | ${cells.join(' | ')} | ${row.lists} | ${Math.round(row.ownMs)} ms | ${kib(oldSaved.bytes)} → ${kib(saved.bytes)} |`;
 			}),
 		].join('\n');
 	const section = `${MARKER}
 
 Produced by \`npm run bench:trigger\` on ${new Date().toISOString().slice(0, 10)}: the trigger polled through n8n-core's
-PollContext and PollTriggerExecutor against the simulator on 127.0.0.1, the static data saved as
-JSON and loaded again between polls as n8n keeps it, once as it was before issue 47 (\`${BEFORE}\`,
-built into a temporary folder) and once as it is now, each in its own process, the same steps on
-the same lists. Each window holds messages 92% DELIVERED, 4% FAILED and 4% SENT, spread evenly.
-Each step changes the list, then polls once, a minute after the step before unless it says
-otherwise; "List requests" are the requests the simulator received for that poll; "Trigger's own
-work" is the poll's time without the time the simulator (in the same process) spent answering;
-"Static data" is the workflow's static data as n8n stores it (JSON) after the poll. Where the
-items emitted differ, both are shown (before → now).
+PollContext and PollTriggerExecutor against the simulator on 127.0.0.1, in each of n8n's three poll
+modes (its default path with the workflow in memory; n8n 2.41's task scheduler, a workflow from the
+database at every poll and its static data stored only when a poll emits; durable cursors, stored
+after every poll), once as it was before issue 56 (\`${BEFORE}\`, built into a temporary folder)
+and once as it is now, each in its own process, the same steps on the same lists. Each window holds
+messages 92% DELIVERED, 4% FAILED and 4% SENT, spread evenly. Each step changes the list, then
+polls once, a minute after the step before unless it says otherwise; "List requests" are the
+requests the simulator received for that poll; "Own work" is the poll's time without the time the
+simulator (in the same process) spent answering; "Static data saved" is the workflow's static data
+as n8n's database holds it after the poll, under the task scheduler.
 
-${Object.keys(now).map(table).join('\n\n')}
+${Object.keys(now.memory).map(table).join('\n\n')}
 
 What a poll reads now: docs/trigger.md.
 `;

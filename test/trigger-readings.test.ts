@@ -3,7 +3,7 @@
 // pages, an empty answer, a page that fails), and what a poll costs in requests.
 import type { INodeParameters } from 'n8n-workflow';
 
-import { activateTrigger, type PollOutcome } from './helpers/poll';
+import { activateTrigger, POLL_MODES, type PollOutcome } from './helpers/poll';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 0 });
@@ -611,3 +611,62 @@ describe('SMS Messaging Trigger: a list that repeats its first page', () => {
 		expect(emittedPairs(await trigger.poll())).toEqual([`${messages[0].id}:DELIVERED`]);
 	});
 });
+
+describe.each(POLL_MODES)(
+	'SMS Messaging Trigger: what a count alone would miss, n8n polling in %s mode',
+	(mode) => {
+		const activateIn = async (parameters: INodeParameters) =>
+			await activateTrigger({ parameters, credentials: ctx.credentials, mode });
+		/** In durable mode n8n keeps nothing of the activation's poll: the first poll is the baseline. */
+		const baseline = async (trigger: Awaited<ReturnType<typeof activateIn>>) => {
+			if (mode === 'durable') expect((await trigger.poll()).items).toBeNull();
+		};
+
+		test('only SENT watched: a message going PENDING to SENT while another goes SENT to DELIVERED, both below SENT’s first page (SENT’s count unchanged), comes with the next poll', async () => {
+			const moving = message('PENDING', 5);
+			const leaving = message('SENT', 4);
+			for (let i = 0; i < 150; i++) message('SENT', 3);
+			const trigger = await activateIn({ statuses: ['SENT'] });
+			await baseline(trigger);
+			ctx.sim.setSmsStatus(moving.id, 'SENT');
+			ctx.sim.setSmsStatus(leaving.id, 'DELIVERED');
+			expect(emittedPairs(await later(MINUTE_MS, async () => await trigger.poll()))).toEqual([
+				`${moving.id}:SENT`,
+			]);
+			expect((await later(2 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+			ctx.sim.setSmsStatus(leaving.id, 'SENT');
+			// Back in SENT after it was emitted there: not again.
+			expect((await later(3 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		});
+
+		test('pages without totals: a message listed late, below the mark, already DELIVERED, comes once it is listed', async () => {
+			ctx.sim.omitTotals = true;
+			for (let i = 0; i < 300; i++) message('DELIVERED', 3);
+			const trigger = await activateIn({});
+			await baseline(trigger);
+			// Sent after the baseline: one listed late, below 150 newer ones; the poll raises its mark
+			// over them.
+			const late = message('DELIVERED', 0.5);
+			ctx.sim.setListed(late.id, false);
+			const newer = Array.from({ length: 150 }, () => message('DELIVERED', 0.5));
+			expect(emittedPairs(await later(MINUTE_MS, async () => await trigger.poll()))).toHaveLength(
+				newer.length,
+			);
+			ctx.sim.setListed(late.id, true);
+			expect(emittedPairs(await later(2 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
+				`${late.id}:DELIVERED`,
+			]);
+			expect((await later(3 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+		});
+
+		test('pages without totals: a poll with nothing new and 1,000 messages in flight costs at most 9 requests (the first pages and where each count should end)', async () => {
+			ctx.sim.omitTotals = true;
+			for (let i = 0; i < 5_000; i++) message(i % 5 === 0 ? 'SENT' : 'DELIVERED', 30 - i / 200);
+			const trigger = await activateIn({});
+			await baseline(trigger);
+			ctx.sim.requests = [];
+			expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+			expect(listRequests().length).toBeLessThanOrEqual(9);
+		});
+	},
+);

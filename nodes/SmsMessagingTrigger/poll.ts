@@ -36,7 +36,10 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	// The poll's reads wait their turn with the other runs that use this credential and host under
 	// Auto (limiter.ts), and a Retry-After any of them is given holds them all.
 	const readPage = smsListReader.call(this, credentials, {
-		control: { gate: sharedLimiter(credentials.baseUrl, credentials.apiToken), run: new RunProgress() },
+		control: {
+			gate: sharedLimiter(credentials.baseUrl, credentials.apiToken),
+			run: new RunProgress(),
+		},
 		again: 'the next poll tries again',
 		namePage: true,
 	});
@@ -148,7 +151,8 @@ async function pollPicture(
 		throw error;
 	}
 	const search: Search = { lists, findings, observed };
-	const due = countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);
+	const due =
+		countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);
 	const ended = await resolve(search, new Set(watch.statuses as Status[]), due);
 	let full = false;
 	if (ended !== 'out of time' && countsFrom === undefined) {

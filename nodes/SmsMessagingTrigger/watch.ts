@@ -136,6 +136,8 @@ function gap(field: string, span: number, unit: number): number | undefined {
 	}
 	if (values.size < 2) return undefined;
 	const sorted = [...values].sort((a, b) => a - b);
-	const gaps = sorted.map((value, i) => (i ? value - sorted[i - 1] : value + span - sorted.at(-1)!));
+	const gaps = sorted.map((value, i) =>
+		i ? value - sorted[i - 1] : value + span - sorted.at(-1)!,
+	);
 	return Math.min(...gaps) * unit;
 }

@@ -77,7 +77,7 @@ export class Findings {
 	private judgeGone(page: Page): void {
 		const ids = page.records.map((record) => Number(record.id));
 		if (ids.length === 0 && !(page.offset === 0 && page.served === 0)) return;
-		const ends = page.last || page.served < page.size;
+		const ends = page.last;
 		const high = page.offset === 0 ? Infinity : Math.max(...ids);
 		const low = ends ? -Infinity : Math.min(...ids);
 		const shown = new Set(ids);

@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import type { PageAt } from '../../shared/lists/pageWalker';
+import { isLastPage, type PageAt } from '../../shared/lists/pageWalker';
 import type { ListName } from '../state/picture';
 
 /** One page of a list as the API served it. */
@@ -17,7 +17,9 @@ export interface Page {
 	served: number;
 	/** The list's `totalElements`, when the page gives a whole number. */
 	total?: number;
-	/** `last: true`: the API says no record comes after this page. */
+	/** The list's `totalPages` at this page's size, when the page gives a whole number. */
+	pages?: number;
+	/** No record comes after this page, by the one rule for the last page (pageWalker.ts). */
 	last: boolean;
 }
 
@@ -53,9 +55,10 @@ export function hasId(record: unknown): record is IDataObject {
 	return Number.isSafeInteger(id) && id > 0;
 }
 
-function totalOf(data: JsonObject): number | undefined {
-	const total = (data.pagination as IDataObject | undefined)?.totalElements;
-	return Number.isSafeInteger(total) && (total as number) >= 0 ? (total as number) : undefined;
+/** A whole number of the page's metadata (`totalElements`, `totalPages`), when it gives one. */
+function metadata(data: JsonObject, field: string): number | undefined {
+	const value = (data.pagination as IDataObject | undefined)?.[field];
+	return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
 }
 
 /** The page number and size that read the list from `offset` at most `size` records. */
@@ -117,7 +120,12 @@ export class Lists {
 	 * `ascending`). A page that starts elsewhere than a multiple of its size is asked at the
 	 * largest size that starts there (`pageAt`).
 	 */
-	async page(list: ListName, offset: number, size = MAX_PAGE_SIZE, ascending = false): Promise<Page> {
+	async page(
+		list: ListName,
+		offset: number,
+		size = MAX_PAGE_SIZE,
+		ascending = false,
+	): Promise<Page> {
 		const at = pageAt(offset, size);
 		const key = `${list}:${at.page}:${at.records}:${ascending}`;
 		const cached = this.pages.get(key);
@@ -132,15 +140,19 @@ export class Lists {
 			records: at.records,
 		});
 		const content = data.content as unknown[];
-		const pagination = data.pagination as IDataObject | undefined;
 		const page: Page = {
 			list,
 			offset: (at.page - 1) * at.records,
 			size: at.records,
 			records: content.filter(hasId),
 			served: content.length,
-			total: totalOf(data),
-			last: pagination?.last === true,
+			total: metadata(data, 'totalElements'),
+			pages: metadata(data, 'totalPages'),
+			last: isLastPage(
+				data,
+				{ page: at.page, size: at.records },
+				(at.page - 1) * at.records + content.length,
+			),
 		};
 		this.pages.set(key, page);
 		this.checkRepeats(page, at);
@@ -178,13 +190,17 @@ export class Lists {
 	}
 
 	/**
-	 * How many records a list holds: its first page's `totalElements`, or, from an API that gives
-	 * none, the end of the list found by reading single records near where `expected` puts it.
+	 * How many records a list holds: its first page's `totalElements`; from an API that gives none,
+	 * its last page by `totalPages`, or the end of the list found near where `expected` puts it.
 	 */
 	async count(list: ListName, expected: number): Promise<number> {
 		const first = await this.first(list);
 		if (first.total !== undefined) return first.total;
-		if (first.served < first.size || first.last) return first.served;
+		if (first.last) return first.served;
+		if (first.pages !== undefined && first.pages > 1) {
+			const last = await this.page(list, (first.pages - 1) * MAX_PAGE_SIZE);
+			if (last.served > 0 && last.last) return last.offset + last.served;
+		}
 		return await this.findEnd(list, Math.max(expected, first.served));
 	}
 

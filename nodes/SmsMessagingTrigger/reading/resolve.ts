@@ -90,14 +90,16 @@ class Resolver {
 			if (residuals[list] <= 0 || !this.watched.has(list) || this.toppedUp.has(list)) continue;
 			this.toppedUp.add(list);
 			const unknownLeft = () => this.residuals()[list] > 0;
-			this.cursors.set(list, await readTop(this.search, list, await this.cursor(list), unknownLeft));
+			this.cursors.set(
+				list,
+				await readTop(this.search, list, await this.cursor(list), unknownLeft),
+			);
 			return true;
 		}
 		for (const list of TRACKED_LISTS) {
 			const r = residuals[list];
 			const unread = residuals.ALL > 0 && !this.cursors.has('ALL');
-			const needed =
-				r < -picture.unknownIn(list) || (r > 0 && (this.watched.has(list) || !unread));
+			const needed = r < -picture.unknownIn(list) || (r > 0 && (this.watched.has(list) || !unread));
 			if (!needed || (await this.cursor(list)).ended) continue;
 			await this.read(list, () => this.residuals()[list] !== 0);
 			await lookUpGone(this.search);
@@ -123,7 +125,7 @@ class Resolver {
 		const reachesTop = (page: Page) => {
 			const index = page.records.findIndex((record) => Number(record.id) <= top);
 			if (index >= 0) this.search.topOffset ??= page.offset + index;
-			return index >= 0 || page.last || page.served < page.size;
+			return index >= 0 || page.last;
 		};
 		const first = await this.search.lists.first('ALL');
 		this.cursors.set('ALL', after(first));

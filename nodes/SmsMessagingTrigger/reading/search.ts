@@ -48,7 +48,7 @@ export interface Cursor {
  * (no record moved up past the place), else one record back (OVERLAP).
  */
 export function after(page: Page, met = true, steady = page.total !== undefined): Cursor {
-	const ended = page.last || page.served < page.size;
+	const ended = page.last;
 	const lastId = page.records.length ? Number(page.records.at(-1)!.id) : undefined;
 	const next = page.offset + page.served - (steady ? 0 : OVERLAP);
 	return { offset: Math.max(page.offset + 1, next), ended, lastId, total: page.total, met };
@@ -85,7 +85,8 @@ export async function readDown(
 		const changes = search.findings.take(page);
 		total += changes;
 		// An empty page where records were expected proves nothing (a lagging replica's answer).
-		if (page.served === 0) return { cursor: { ...cursor, ended: true, met: false }, changes: total };
+		if (page.served === 0)
+			return { cursor: { ...cursor, ended: true, met: false }, changes: total };
 		cursor = after(page, met, steady);
 		if (!more(changes, page)) break;
 	}
@@ -128,7 +129,9 @@ async function seek(search: Search, list: ListName, from: number): Promise<numbe
 	const { lists, findings, observed } = search;
 	const start = Math.ceil(from / MAX_PAGE_SIZE);
 	const last = Math.max(start, Math.ceil(observed[list] / MAX_PAGE_SIZE) - 1);
-	const known = (TRACKED_LISTS as ListName[]).includes(list) ? findings.picture.membersOf(list) : undefined;
+	const known = (TRACKED_LISTS as ListName[]).includes(list)
+		? findings.picture.membersOf(list)
+		: undefined;
 	/** Whether page `index` holds, or has above its end, records new to the picture. */
 	const newByThere = async (index: number) => {
 		const page = await lists.page(list, index * MAX_PAGE_SIZE);
@@ -171,7 +174,7 @@ export async function lookUp(search: Search, id: number, guess: number): Promise
 		findings.take(page);
 		const ids = page.records.map((record) => Number(record.id));
 		if (ids.length === 0) return false;
-		const ends = page.last || page.served < page.size;
+		const ends = page.last;
 		if (ids.includes(id)) return true;
 		if (id > ids[0] && page.offset > 0) {
 			high = page.offset;

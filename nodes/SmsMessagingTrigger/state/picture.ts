@@ -245,7 +245,8 @@ export class Picture {
 	/** Stops tracking a message up to `top` that the rule gives as it is (DELIVERED as emitted). */
 	untrackIfDefault(id: number): void {
 		const message = this.tracked.get(id);
-		if (message && id <= this.marks.top && this.needsNoEntry(id, message)) this.setMessage(id, undefined);
+		if (message && id <= this.marks.top && this.needsNoEntry(id, message))
+			this.setMessage(id, undefined);
 	}
 
 	/** Adds a watched status to what a message is recorded in: it is not emitted in it again. */

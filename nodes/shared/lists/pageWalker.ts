@@ -89,7 +89,7 @@ const count = (value: unknown) =>
  * The one rule for the last page of a list. `reached`: how many records of the list lie up to
  * the end of this page.
  */
-function isLastPage(data: JsonObject, { page, size }: PageAt, reached: number): boolean {
+export function isLastPage(data: JsonObject, { page, size }: PageAt, reached: number): boolean {
 	const content = data.content as unknown[];
 	const { last, totalPages, totalElements } = pageMetadata(data);
 	const pages = count(totalPages);
