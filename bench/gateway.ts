@@ -23,6 +23,11 @@ export interface GatewayOptions {
 	bucket?: { perSecond: number; burst: number };
 	/** The Retry-After of a 429 (default '1'). */
 	retryAfter?: string;
+	/**
+	 * A refusal is answered this long after its request arrived (default 0: at once). On a test's
+	 * virtual clock "at once" takes no time at all, where a real one takes the loopback's moment.
+	 */
+	refusalMs?: number;
 	/** Answer this status instead of 429 beyond the limit (503 for the backoff tests). */
 	refuseWith?: number;
 	/**
@@ -119,7 +124,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 				inFlight: over ? inFlight : inFlight + 1,
 			};
 			gateway.records.push(record);
-			if (over) return refuse(record, res);
+			if (over) {
+				if (options.refusalMs) setTimeout(() => refuse(record, res), options.refusalMs);
+				else refuse(record, res);
+				return;
+			}
 			inFlight++;
 			passedAt.push(now);
 			tokens--;
