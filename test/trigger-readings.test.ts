@@ -438,8 +438,7 @@ describe('SMS Messaging Trigger: a reading that misses a followed message', () =
 			});
 			ctx.sim.requests = [];
 			expect(emittedPairs(await trigger.poll())).toEqual([`${messages[2].id}:FAILED`]);
-			// The first pages, SENT asked once more; when it answers empty again, its messages are
-			// looked up in the list of every status (one page holds them).
+			// The first pages, SENT asked once more; the message is on FAILED's first page.
 			expect(listRequests()).toHaveLength(requests);
 			// The others are still followed.
 			ctx.sim.setSmsStatus(messages[4].id, 'DELIVERED');

@@ -28,19 +28,21 @@ export async function readFirstPages(lists: Lists, findings: Findings): Promise<
 	}
 	const observed = {} as Counts;
 	for (const list of LISTS) observed[list] = await lists.count(list, picture.counts[list]);
-	const doubted = askedAgain.filter(
-		(list) => list !== 'ALL' && !addsUp(observed, picture.counts[list]),
-	);
+	const doubted = askedAgain.filter((list) => list !== 'ALL' && !addsUp(observed, picture.counts));
 	for (const list of doubted) observed[list] = picture.counts[list];
 	for (const list of LISTS) if (!doubted.includes(list)) findings.take(pages.get(list)!);
 	return observed;
 }
 
+/** The records of every status that no status list holds (statuses the API may add). */
+const other = (counts: Counts) =>
+	counts.ALL - counts.PENDING - counts.SENT - counts.DELIVERED - counts.FAILED;
+
 /**
- * Whether the counts of the status lists add up to the count of every status (within what OTHER
- * holds), when a list that answered empty is taken at its word rather than at `expected`.
+ * Whether the counts of the status lists add up to the count of every status, leaving over no
+ * more than the picture's own records in other statuses (`expected`'s), when a list that answered
+ * empty is taken at its word.
  */
-function addsUp(observed: Counts, expected: number): boolean {
-	const statuses = observed.PENDING + observed.SENT + observed.DELIVERED + observed.FAILED;
-	return observed.ALL - statuses < expected;
+function addsUp(observed: Counts, expected: Counts): boolean {
+	return other(observed) <= Math.max(0, other(expected));
 }

@@ -1,6 +1,7 @@
 // A poll's readings after its first pages: read where a count shows a change no page showed yet.
 import { TRACKED_LISTS, type ListName, type Status, type StatusList } from '../state/picture';
 import { findLate } from './late';
+import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import { OutOfTime, type Page } from './lists';
 import { after, lookUpGone, readDown, readTop, type Cursor, type Search } from './search';
 
@@ -63,9 +64,21 @@ class Resolver {
 		return changes;
 	}
 
+	/**
+	 * The full reading: PENDING, SENT and FAILED to their end, from where the messages the picture
+	 * knows begin in them (a bulk send it counts without reading sits above them, and is not read
+	 * for it), and the list of every status down to the mark when the new messages fit.
+	 */
 	async readWhole(): Promise<void> {
-		for (const list of TRACKED_LISTS) await this.read(list, () => true);
-		await this.readAllToTop();
+		const { picture } = this.search.findings;
+		for (const list of TRACKED_LISTS) {
+			const above = picture.membersOf(list).filter((id) => id > picture.marks.top).length;
+			const known = picture.unknownIn(list) + above - 1;
+			if (known > MAX_PAGE_SIZE)
+				this.cursors.set(list, { offset: known, ended: false, met: false });
+			await this.read(list, () => true);
+		}
+		if (this.newFits()) await this.readAllToTop();
 		await lookUpGone(this.search);
 	}
 
