@@ -53,7 +53,7 @@ export class SmsMessagingTrigger implements INodeType {
 				options: SMS_STATUS_OPTIONS,
 				default: ['DELIVERED', 'FAILED'],
 				description:
-					'The workflow starts once for each message that reaches one of these statuses. Each status costs its own requests per poll.',
+					'The workflow starts once for each message that reaches one of these statuses. A poll reads the same lists whichever are watched.',
 			},
 			{
 				displayName: 'Filters',
@@ -86,7 +86,7 @@ export class SmsMessagingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 1440 },
 						default: 15,
 						description:
-							"Between full readings a poll reads only as far as what changed: the first pages of the lists when nothing did. A full reading also reads the Sent, Pending and Failed lists over the window whole, to catch what those polls cannot see: a message going from Delivered to Failed or back, and moves that cancel out in a list's count (one message in, another out). 0 makes every poll a full reading.",
+							"A poll reads the first page of each list and reads on only where a list's count shows a change: every move that changes a count comes with the next poll. The first poll of every such period is a full reading, whatever is watched: it also reads the Pending, Sent and Failed lists whole, to catch moves that leave every count as it was (one message from Delivered to Failed while another goes back, or from Pending to Sent while another goes back). 0 makes every poll a full reading.",
 					},
 				],
 			},

@@ -119,25 +119,32 @@ export async function readTop(
 
 /**
  * The offset of the first page of 100 at or after `from` that holds a record new to the picture
- * (each page read is taken in). In a list the picture knows one by one, by halving: a page's last
- * record, with how many known members of the list are at or above it, tells how many records new
- * to the picture are above its end. In DELIVERED (known by default), pages 1, 2, 4… further on,
- * then halving between the last that held none and the first that did. Undefined when none is
- * found before the list ends.
+ * (each page read is taken in), by halving: a page's last record, with how many members of the
+ * list the picture knows at or above it, tells how many records new to the picture are above the
+ * page's end (pages 1, 2, 4… on from `from`, then halving between the last page with none above
+ * its end and the first with some). In PENDING, SENT and FAILED the picture knows every member;
+ * in DELIVERED only above the high-water mark (below, the rule stands for them), so DELIVERED is
+ * sought down to the mark (what moved there from the other lists, they show). Undefined when no
+ * page holds one.
  */
 async function seek(search: Search, list: ListName, from: number): Promise<number | undefined> {
 	const { lists, findings, observed } = search;
+	const { picture } = findings;
+	const tracked = (TRACKED_LISTS as ListName[]).includes(list);
+	const known = picture.membersOf(list);
+	const floor = tracked ? 0 : picture.marks.top;
+	const aboveFloor = tracked
+		? observed[list]
+		: known.filter((id) => id > floor).length + Math.max(0, picture.unknownIn(list));
 	const start = Math.ceil(from / MAX_PAGE_SIZE);
-	const last = Math.max(start, Math.ceil(observed[list] / MAX_PAGE_SIZE) - 1);
-	const known = (TRACKED_LISTS as ListName[]).includes(list)
-		? findings.picture.membersOf(list)
-		: undefined;
+	const last = Math.max(start, Math.ceil(aboveFloor / MAX_PAGE_SIZE) - 1);
 	/** Whether page `index` holds, or has above its end, records new to the picture. */
 	const newByThere = async (index: number) => {
 		const page = await lists.page(list, index * MAX_PAGE_SIZE);
 		if (findings.take(page) > 0) return true;
-		if (!known || page.records.length === 0) return false;
+		if (page.records.length === 0) return false;
 		const lastId = Number(page.records.at(-1)!.id);
+		if (lastId <= floor) return false;
 		const knownAbove = known.filter((id) => id >= lastId).length;
 		return page.offset + page.records.length > knownAbove;
 	};
