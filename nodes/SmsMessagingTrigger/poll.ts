@@ -11,7 +11,14 @@ import { takeBaseline } from './reading/baseline';
 import { Findings } from './reading/findings';
 import { readFirstPages } from './reading/firstPages';
 import { isFullReadingDue, newWindow, reanchor, takeCounts } from './reading/fullReading';
-import { Lists, OutOfTime, type ListSource, type Page, type PageReader } from './reading/lists';
+import {
+	Lists,
+	OUT_OF_TIME,
+	withinBudget,
+	type ListSource,
+	type Page,
+	type PageReader,
+} from './reading/lists';
 import { raiseMark } from './reading/raiseMark';
 import { resolve } from './reading/resolve';
 import type { Search } from './reading/search';
@@ -112,12 +119,8 @@ async function baselineWithin(
 	watched: Set<Status>,
 	window: PollSetting['window'],
 ): Promise<Picture | undefined> {
-	try {
-		return await takeBaseline(lists, watched, window);
-	} catch (error) {
-		if (error instanceof OutOfTime) return undefined;
-		throw error;
-	}
+	const picture = await withinBudget(async () => await takeBaseline(lists, watched, window));
+	return picture === OUT_OF_TIME ? undefined : picture;
 }
 
 interface PollSetting {
@@ -143,13 +146,8 @@ async function pollPicture(
 	const { countsFrom } = picture;
 	const lists = new Lists(source, { ...watch.query, 'start-date': countsFrom ?? startDate });
 	const findings = new Findings(picture, { ...window, emitting: true });
-	let observed;
-	try {
-		observed = await readFirstPages(lists, findings);
-	} catch (error) {
-		if (error instanceof OutOfTime) return { records: findings.toEmit, full: false };
-		throw error;
-	}
+	const observed = await withinBudget(async () => await readFirstPages(lists, findings));
+	if (observed === OUT_OF_TIME) return { records: findings.toEmit, full: false };
 	const search: Search = { lists, findings, observed };
 	const due =
 		countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);

@@ -548,13 +548,17 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
 
 /**
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
- * example workflows and their credential (`examples` is that credential's data).
+ * example workflows and their credential (`examples` is that credential's data) and more of n8n's
+ * settings (`settings`, environment variables: n8n 2.41's task scheduler, say).
  */
-async function launch(line, { userFolder, port, brokerPort, examples, logFile, detached = false }) {
+async function launch(
+	line,
+	{ userFolder, port, brokerPort, examples, logFile, detached = false, settings = {} },
+) {
 	await ensureInstalled(line);
 	log('Building and installing n8n-nodes-sms-messaging into n8n…');
 	await installPackage(userFolder);
-	const env = environment(line, { userFolder, port, brokerPort });
+	const env = { ...environment(line, { userFolder, port, brokerPort }), ...settings };
 	if (examples) log('Importing the example workflows and their credential n8n does not hold yet…');
 	const imported = examples ? await importExamples(line, env, userFolder, examples) : [];
 	log(`Starting n8n ${version(line)} on http://127.0.0.1:${port}…`);

@@ -75,7 +75,40 @@ async function startLines(running: Running[]) {
 		// Activated now, so that n8n's next minute poll happens while the other tests run.
 		const trigger = await startTriggerWatch(reached, ports);
 		running.push({ stop: trigger.stop });
-		endpoints.push({ ...reached, triggerWatch: trigger.watch });
+		const schedulerWatch = line === '2.x' ? await startScheduler(running, ports) : undefined;
+		endpoints.push({ ...reached, triggerWatch: trigger.watch, schedulerWatch });
 	}
 	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
+}
+
+/**
+ * A second n8n 2.x with its task scheduler on (SQLite, as the first), and a trigger watch in it:
+ * trigger.e2e.ts checks that the example alert runs there too.
+ */
+async function startScheduler(running: Running[], ports: ReturnType<typeof portsFor>) {
+	const userFolder = path.join(local.root, '.n8n-local', 'e2e-user-2.x-scheduler');
+	fs.rmSync(userFolder, { recursive: true, force: true });
+	const n8n = await local.launch('2.x', {
+		userFolder,
+		port: ports.schedulerN8n,
+		brokerPort: ports.schedulerBroker,
+		settings: { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' },
+	});
+	running.push({
+		stop: async () => {
+			n8n.child.kill('SIGTERM');
+			await new Promise((resolve) => n8n.child.once('exit', resolve));
+		},
+	});
+	const reached = lineEndpoints('2.x', ports.schedulerN8n, {
+		baseUrl: '',
+		sendBaseUrl: '',
+		token: '',
+	});
+	const trigger = await startTriggerWatch(reached, {
+		triggerApi: ports.schedulerApi,
+		triggerSend: ports.schedulerSend,
+	});
+	running.push({ stop: trigger.stop });
+	return { ...trigger.watch, n8nUrl: reached.n8nUrl };
 }

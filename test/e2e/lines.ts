@@ -18,6 +18,11 @@ export interface LineEndpoints {
 	n8nDir: string;
 	/** The active trigger workflow global setup left polling (trigger-watch.ts). */
 	triggerWatch?: TriggerWatch;
+	/**
+	 * On the 2.x line: the same in a second n8n of the line running its task scheduler (a
+	 * workflow from the database at every poll, the static data stored only when a poll emits).
+	 */
+	schedulerWatch?: TriggerWatch & { n8nUrl: string };
 }
 
 /** A workflow whose SMS Messaging Trigger polls its own simulator every minute. */
@@ -85,6 +90,11 @@ export function portsFor(line: string) {
 		// The trigger's own simulator: other tests reset theirs, which would change what it polls.
 		triggerApi: base + 4,
 		triggerSend: base + 5,
+		// The second n8n, with its task scheduler, and its trigger's simulator (2.x only).
+		schedulerN8n: base + 6,
+		schedulerBroker: base + 7,
+		schedulerApi: base + 8,
+		schedulerSend: base + 9,
 	};
 }
 

@@ -1,7 +1,8 @@
 // End to end: the SMS Messaging Trigger active in a real n8n. Global setup (trigger-watch.ts)
 // activated a workflow polling every minute, and the example workflow examples/alert-on-failed-sms.json
 // beside it, and failed one message right after; n8n's next poll must start one execution of each
-// carrying that message, and nothing for what existed at activation.
+// carrying that message, and nothing for what existed at activation. On the 2.x line, also in a
+// second n8n with its task scheduler on.
 import { lines, N8n } from './n8n-rest';
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
@@ -101,5 +102,38 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				}),
 			]);
 		}, 180_000);
+	},
+);
+
+describe.each(
+	lines()
+		.filter((endpoints) => endpoints.schedulerWatch)
+		.map((endpoints) => [endpoints.line, endpoints] as const),
+)(
+	'n8n %s with its task scheduler (a workflow from the database at every poll, on SQLite)',
+	(_line, endpoints) => {
+		const watch = endpoints.schedulerWatch!;
+		const n8n = new N8n({ ...endpoints, n8nUrl: watch.n8nUrl });
+
+		beforeAll(async () => await n8n.login());
+
+		test('the example alert workflow runs with the message that failed, once; the trigger workflow too', async () => {
+			for (const [workflowId, node] of [
+				[watch.exampleWorkflowId, 'Build the alert'],
+				[watch.workflowId, 'SMS Messaging Trigger'],
+			] as const) {
+				const deadline = watch.changedAt + 150_000;
+				const unfinished = (list: Array<{ status: string }>) =>
+					list.length === 0 || list.some(({ status }) => ['new', 'running'].includes(status));
+				let executions = await n8n.executions(workflowId);
+				while (unfinished(executions) && Date.now() < deadline) {
+					await new Promise((resolve) => setTimeout(resolve, 2_000));
+					executions = await n8n.executions(workflowId);
+				}
+				expect(executions.map(({ status }) => status)).toEqual(['success']);
+				const { items } = await n8n.executionOutput(executions[0].id, node);
+				expect(JSON.stringify(items)).toContain(`${watch.failedId}`);
+			}
+		}, 240_000);
 	},
 );

@@ -35,7 +35,7 @@ export type PollMode = 'memory' | 'scheduler' | 'durable';
 export const POLL_MODES: PollMode[] = ['memory', 'scheduler', 'durable'];
 
 /** n8n 2.41's poll budget under its task scheduler: 45 s timeout less its 9 s margin. */
-export const SCHEDULER_BUDGET_MS = 36_000;
+const SCHEDULER_BUDGET_MS = 36_000;
 
 /** What one poll did: the items of the execution it started (null: none), or its error. */
 export interface PollOutcome {

@@ -1,7 +1,7 @@
 // The full reading: when it is due, and what it sets right in the picture's counts.
 import { LISTS, type Counts, type Picture } from '../state/picture';
 import type { Watch } from '../watch';
-import { OutOfTime, type Lists } from './lists';
+import { OUT_OF_TIME, withinBudget, type Lists } from './lists';
 import type { Search } from './search';
 
 /**
@@ -64,12 +64,10 @@ export function takeCounts(search: Search): boolean {
 export async function newWindow(picture: Picture, lists: Lists, startDay: string): Promise<void> {
 	const above = picture.counts.ALL - picture.marks.belowTop;
 	const counts = {} as Counts;
-	try {
+	const read = await withinBudget(async () => {
 		for (const list of LISTS) counts[list] = await lists.count(list, picture.counts[list]);
-	} catch (error) {
-		if (error instanceof OutOfTime) return;
-		throw error;
-	}
+	});
+	if (read === OUT_OF_TIME) return;
 	for (const [id, message] of [...picture.tracked]) {
 		if (message.day < startDay) picture.setMessage(id, undefined);
 	}

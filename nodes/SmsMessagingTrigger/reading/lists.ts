@@ -39,9 +39,27 @@ export interface ListSource {
 }
 
 /** Thrown by a reading that would start a request after the poll's budget is spent. */
-export class OutOfTime extends Error {
+class OutOfTime extends Error {
 	constructor() {
 		super('The poll budget is spent');
+	}
+}
+
+/** What `withinBudget` gives for a reading the poll's budget ended. */
+export const OUT_OF_TIME = Symbol('out of time');
+
+/**
+ * Runs a reading; OUT_OF_TIME when the poll's budget ended it before it was done (what it read is
+ * in the picture already).
+ */
+export async function withinBudget<T>(reading: () => Promise<T>): Promise<T | typeof OUT_OF_TIME> {
+	try {
+		return await reading();
+	} catch (error) {
+		if (error instanceof OutOfTime) return OUT_OF_TIME;
+		// Any other error is the request loop's own (NodeApiError, NodeOperationError), passed on.
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw error;
 	}
 }
 
@@ -49,7 +67,7 @@ export class OutOfTime extends Error {
  * Whether a record of the list has an id the trigger can follow it by (a whole number above 0);
  * one without is passed over: it could neither be followed nor emitted once.
  */
-export function hasId(record: unknown): record is IDataObject {
+function hasId(record: unknown): record is IDataObject {
 	if (record === null || typeof record !== 'object') return false;
 	const id = Number((record as IDataObject).id);
 	return Number.isSafeInteger(id) && id > 0;

@@ -1,6 +1,6 @@
 // Raising the high-water mark over the messages a poll has read, so that few stay tracked.
 import { apiTime } from '../../shared/input/apiTime';
-import { OutOfTime } from './lists';
+import { withinBudget } from './lists';
 import { OVERLAP, type Search } from './search';
 
 /**
@@ -19,12 +19,9 @@ export const LISTING_LAG_MS = 10 * 60_000;
  */
 export async function raiseMark(search: Search, now: number, pages: number): Promise<void> {
 	const { picture } = search.findings;
-	try {
-		if (picture.unknownIn('ALL') > 0) await readUp(search, now, pages);
-		else picture.raiseTop(highestReadBy(search, now - LISTING_LAG_MS));
-	} catch (error) {
-		if (!(error instanceof OutOfTime)) throw error;
-	}
+	if (picture.unknownIn('ALL') > 0)
+		await withinBudget(async () => await readUp(search, now, pages));
+	else picture.raiseTop(highestReadBy(search, now - LISTING_LAG_MS));
 }
 
 /**

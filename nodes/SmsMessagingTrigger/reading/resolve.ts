@@ -2,11 +2,11 @@
 import { TRACKED_LISTS, type ListName, type Status, type StatusList } from '../state/picture';
 import { findLate } from './late';
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import { OutOfTime, type Page } from './lists';
+import { OUT_OF_TIME, withinBudget, type Page } from './lists';
 import { after, lookUpGone, readDown, readTop, type Cursor, type Search } from './search';
 
 /** New messages are read while they fit in this many pages; more (a bulk send) are counted. */
-export const NEW_PAGES = 3;
+const NEW_PAGES = 3;
 
 /** The lists read down from their top when their count shows more records than known. */
 const TOP_FIRST: StatusList[] = ['DELIVERED', 'FAILED', 'SENT', 'PENDING'];
@@ -25,13 +25,11 @@ export async function resolve(
 	whole: boolean,
 ): Promise<'clean' | 'unclean' | 'out of time'> {
 	const resolver = new Resolver(search, watched);
-	try {
+	const clean = await withinBudget(async () => {
 		if (whole) await resolver.readWhole();
-		return (await resolver.run()) ? 'clean' : 'unclean';
-	} catch (error) {
-		if (error instanceof OutOfTime) return 'out of time';
-		throw error;
-	}
+		return await resolver.run();
+	});
+	return clean === OUT_OF_TIME ? 'out of time' : clean ? 'clean' : 'unclean';
 }
 
 class Resolver {

@@ -170,7 +170,7 @@ async function seek(search: Search, list: ListName, from: number): Promise<numbe
  * seen in its status; a page that brackets it without it shows that it is not listed any more
  * (`forget`). Gives whether the answers told (not: empty pages, a list that moved meanwhile).
  */
-export async function lookUp(search: Search, id: number, guess: number): Promise<boolean> {
+async function lookUp(search: Search, id: number, guess: number): Promise<boolean> {
 	const { lists, findings } = search;
 	let low = 0; // an offset at or above the message
 	let high = Infinity; // an offset past it
@@ -206,7 +206,7 @@ export async function lookUp(search: Search, id: number, guess: number): Promise
  * above the message, the listed ones above it up to the mark, and, below `listedUpTo`, one per id
  * (as the simulator numbers them; elsewhere a first guess that galloping mends).
  */
-export function guessOffset(search: Search, id: number): number {
+function guessOffset(search: Search, id: number): number {
 	const { picture } = search.findings;
 	const { top, listedUpTo } = picture.marks;
 	let above = picture.unknownIn('ALL');

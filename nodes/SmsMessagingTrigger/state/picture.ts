@@ -19,7 +19,7 @@ export type StatusList = Exclude<ListName, 'ALL'>;
 export const TRACKED_LISTS: StatusList[] = ['PENDING', 'SENT', 'FAILED'];
 
 /** A message still on its way: it reaches DELIVERED or FAILED from one of these. */
-export const IN_FLIGHT: Status[] = ['PENDING', 'SENT'];
+const IN_FLIGHT: Status[] = ['PENDING', 'SENT'];
 
 /** The status a record of the list has (OTHER for one the spec does not name). */
 export function statusOf(record: IDataObject): Status {
@@ -28,7 +28,7 @@ export function statusOf(record: IDataObject): Status {
 }
 
 /** What the picture knows of one message. */
-export interface Message {
+interface Message {
 	status: Status;
 	/**
 	 * The watched statuses it was in at the baseline poll or has been emitted in: it is never
@@ -52,7 +52,7 @@ export interface Change {
 export type Counts = Record<ListName, number>;
 
 /** Where the picture stands; stored as it is in the static data (state/storedState.ts). */
-export interface Marks {
+interface Marks {
 	/** The high-water mark: every listed message up to this id is known (`knows`). */
 	top: number;
 	/** `top` at the baseline poll. */

@@ -10,7 +10,7 @@
 export type StoredIds = Record<string, string>;
 
 /** An id set in memory: each id with the UTC day its message was sent. */
-export type Ids = Map<number, string>;
+type Ids = Map<number, string>;
 
 /** The ids StoredIds holds, each with its day. */
 export function decodeIds(stored: StoredIds | undefined): Ids {
