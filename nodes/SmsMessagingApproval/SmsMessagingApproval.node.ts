@@ -79,6 +79,6 @@ export class SmsMessagingApproval implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const stored = waitingNodeContext(this)?.[WAIT_FIELD];
-		return answerRequest.call(this, isWait(stored) ? stored : undefined);
+		return await answerRequest.call(this, isWait(stored) ? stored : undefined);
 	}
 }
