@@ -9,6 +9,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { maskApprovalCodes } from '../shared/approvalLink';
 import { MAIN_CONNECTION, SMS_ICON } from '../shared/n8n/descriptions';
 import { errorItem, nodeError } from '../shared/requests/errors';
 import {
@@ -71,6 +72,11 @@ export class SmsMessagingApproval implements INodeType {
 			return [items];
 		} catch (caught) {
 			const error = nodeError(this.getNode(), caught, 0);
+			// An error that quotes what went out (an unknown outcome's envelopes) keeps no link that answers.
+			error.message = maskApprovalCodes(error.message);
+			if (typeof error.description === 'string') {
+				error.description = maskApprovalCodes(error.description);
+			}
 			if (!this.continueOnFail()) throw error;
 			// Nothing waits: every item comes out as the error, paired.
 			return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
