@@ -18,7 +18,7 @@ import {
 	waitingNodeContext,
 } from '../shared/n8n/n8nInternals';
 import { answerRequest } from './answer';
-import { ANSWER_WEBHOOKS, approvalProperties } from './description';
+import { ANSWER_WEBHOOKS, approvalProperties, ONE_SMS_PER_ITEM_HINT } from './description';
 import { readForm, type AnswerForm } from './form/form';
 import { sendWithLinks } from './sendRequests';
 import { isWait } from './waitKey';
@@ -42,7 +42,7 @@ export class SmsMessagingApproval implements INodeType {
 		icon: SMS_ICON,
 		group: ['output'],
 		version: 1,
-		subtitle: 'Send and wait for a response',
+		subtitle: 'One SMS per item, then wait for the first answer',
 		description:
 			'Send an SMS with a link and wait until the recipient approves or declines, types an answer or fills in a form on the page behind it',
 		defaults: { name: 'SMS Messaging Approval' },
@@ -53,6 +53,9 @@ export class SmsMessagingApproval implements INodeType {
 		// n8n's own waiting webhooks (restartWebhook): nothing is registered with a third party.
 		webhooks: ANSWER_WEBHOOKS,
 		properties: approvalProperties,
+		// n8n's editor says of any `sendAndWait` operation with several input items "This action
+		// will run only once, for the first input item": true of n8n's own, not of this node.
+		hints: [ONE_SMS_PER_ITEM_HINT],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
