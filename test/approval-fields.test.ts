@@ -286,7 +286,9 @@ describe('a file field checks what the page promises', () => {
 		const waiting = await waitingRun(photoField());
 		const refused = await send(waiting, PHOTO, {});
 		expect(refused.response.statusCode).toBe(400);
-		expect(refused.response.body).toContain('the answer did not arrive whole');
+		expect(refused.response.body).toContain(
+			'Nothing was recorded: this n8n did not pass your whole answer on.',
+		);
 		expect(refused.resumed).toBeUndefined();
 	});
 

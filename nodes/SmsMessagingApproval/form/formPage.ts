@@ -99,7 +99,9 @@ function fieldBlocks(form: FieldsForm, given: Given, problems: Array<string | un
 function summaryOf(problems: Array<string | undefined>, cut: boolean): string {
 	const wrong = problems.filter((problem) => problem !== undefined).length;
 	if (cut) {
-		return '\n<p class="error">Nothing was recorded: the answer did not arrive whole (a file larger than this n8n takes, or an empty file field on an n8n that cannot take one). Choose your files again and send.</p>';
+		// n8n 1.x stops reading a post at an empty file field (a page without JavaScript sends one) or
+		// at a file over its own limit, and passes on only what came before.
+		return '\n<p class="error">Nothing was recorded: this n8n did not pass your whole answer on. It stops at a file field left empty when the page runs without JavaScript, and at a file larger than it takes. Choose a file for each file field and send again.</p>';
 	}
 	if (wrong === 0) return '';
 	return `\n<p class="error">Nothing was recorded: ${wrong === 1 ? 'one field needs' : `${wrong} fields need`} another answer.</p>`;
