@@ -151,6 +151,75 @@ describe('the six other field types of n8n’s forms', () => {
 		expect(items).toHaveLength(1);
 	});
 
+	test.each([
+		[
+			'a style block and a style attribute',
+			'<style>body{display:none}</style><p style="color:red">Hi</p>',
+			'<p>Hi</p>',
+		],
+		[
+			'a form, an input and a button of its own',
+			'<form action="https://evil.example/"><input name="k"><button>Go</button></form>',
+			'Go',
+		],
+		[
+			'a frame, an object, an svg with script',
+			'<iframe src="https://evil.example/"></iframe><object data="x"></object><svg><script>alert(1)</script></svg>ok',
+			'ok',
+		],
+		['closing the page’s own tags', '</div></form></main><p>after', '<p>after</p>'],
+		['an unclosed tag', '<b>bold <i>both', '<b>bold <i>both</i></b>'],
+		[
+			'a link hidden by entities and a tab',
+			'<a href="jav&#x09;ascript&#58;alert(1)">x</a><a href=" java\tscript:alert(1)">y</a>',
+			'<a rel="noopener noreferrer nofollow">x</a><a rel="noopener noreferrer nofollow">y</a>',
+		],
+		[
+			'links by mail and phone',
+			'<a href="mailto:ops@example.com">mail</a> <a href="tel:+254700000000">call</a>',
+			'<a href="mailto:ops@example.com" rel="noopener noreferrer nofollow">mail</a> <a href="tel:+254700000000" rel="noopener noreferrer nofollow">call</a>',
+		],
+		[
+			'an image over http and one with a handler',
+			'<img src="http://example.com/a.png"><img src="https://example.com/b.png" onerror="alert(1)" alt="b">',
+			'<img><img src="https://example.com/b.png" alt="b">',
+		],
+		[
+			'a comment and a declaration',
+			'<!-- <script>alert(1)</script> --><!DOCTYPE html>text',
+			'text',
+		],
+		[
+			'text that looks like markup',
+			'5 < 6 & "quoted" > 4 &amp; &copy;',
+			'5 &lt; 6 &amp; "quoted" &gt; 4 &amp; &copy;',
+		],
+		[
+			'an attribute that breaks out of its quotes',
+			'<a title=\'x" onclick="alert(1)\' href="https://example.com">t</a>',
+			'<a title="x&quot; onclick=&quot;alert(1)" href="https://example.com" rel="noopener noreferrer nofollow">t</a>',
+		],
+	])(
+		'an html field with %s: rebuilt so that nothing runs nor breaks out',
+		async (_, html, shown) => {
+			const page = await pageOf(
+				await waitingRun(
+					byFields([
+						{ fieldType: 'html', html },
+						{ fieldLabel: 'Reading', fieldType: 'number' },
+					]),
+				),
+			);
+			expect(page).toContain(`<div class="html">${shown}</div>`);
+			expect(page.match(/<form /g)).toHaveLength(1);
+			expect(page.match(/<\/form>/g)).toHaveLength(1);
+			expect(page.match(/<\/main>/g)).toHaveLength(1);
+			expect(page).not.toMatch(
+				/<script|<style[^>]*>(?!\nbody\{margin)|\son[a-z]+=["']|javascript:/i,
+			);
+		},
+	);
+
 	test('Limit Selection as a range, and unlimited boxes left empty on an optional field', async () => {
 		const boxes = { values: [{ option: 'a' }, { option: 'b' }, { option: 'c' }] };
 		const waiting = await waitingRun(
@@ -329,6 +398,25 @@ describe('a file field checks what the page promises', () => {
 		expect(Object.keys(binary)).toEqual(['Meter_photo_0', 'Meter_photo_1', 'Meter_photo_2']);
 		expect(binary.Meter_photo_1).toMatchObject({ fileName: 'Seal.PNG', mimeType: 'image/png' });
 	});
+
+	test.each([
+		['GIF', 'image/gif', Buffer.from('GIF89a\x01\x00', 'latin1')],
+		['WebP', 'image/webp', Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8 ', 'latin1')],
+		['HEIC', 'image/heic', Buffer.from('\x00\x00\x00\x18ftypheic\x00\x00\x00\x00', 'latin1')],
+		['HEIF', 'image/heic', Buffer.from('\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00', 'latin1')],
+		['AVIF', 'image/avif', Buffer.from('\x00\x00\x00\x1cftypavif\x00\x00\x00\x00', 'latin1')],
+		['TIFF', 'image/tiff', Buffer.from('II*\x00\x08\x00\x00\x00', 'latin1')],
+		['BMP', 'image/bmp', Buffer.from('BM\x36\x00\x00\x00', 'latin1')],
+	])(
+		'a %s photo sent as application/octet-stream is taken for image/*, by its content',
+		async (_, mimeType, head) => {
+			const waiting = await waitingRun(photoField({ acceptFileTypes: 'image/*' }));
+			const content = Buffer.concat([head, Buffer.alloc(64)]);
+			const upload = { filename: 'photo', mimetype: 'application/octet-stream', content };
+			const { items } = await send(waiting, upload);
+			expect(items![0].binary!.Meter_photo_0.mimeType).toBe(mimeType);
+		},
+	);
 
 	test('an optional file field left empty: null, or [] with Multiple Files; no binary data', async () => {
 		const waiting = await waitingRun(

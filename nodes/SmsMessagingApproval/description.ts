@@ -29,7 +29,7 @@ export const approvalProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"One SMS to each input item, all in one request; the first answer of any recipient resumes the workflow, once. (n8n's note on several input items, \"This action will run only once, for the first input item\", is about n8n's own send-and-wait nodes: here it waits once, but every item gets its SMS. For one SMS only, turn on Execute Once in Settings.) Each SMS carries the message, a line break and the recipient's own link of about 184 characters, so it costs at least 2 SMS parts.",
+			'One SMS to each input item, all in one request; the first answer of any recipient resumes the workflow, once. n8n\'s note on several items, "This action will run only once, for the first input item", means here: it waits once, and every item gets its SMS (for one SMS only, turn on Execute Once in Settings). Each SMS ends with the recipient\'s own link, about 184 characters: at least 2 SMS parts.',
 		name: 'approvalNotice',
 		type: 'notice',
 		default: '',
