@@ -10,6 +10,7 @@ import {
 	SEND_AND_WAIT,
 } from '../helpers/approval-fixtures';
 import { fileOf, postForm } from './form-post';
+import { expectPageHeaders } from './page-headers';
 import { lineSession } from './line-session';
 import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
@@ -37,18 +38,6 @@ const withField = (name: string, ...values: Array<string | File>) => {
 	const entries = good().filter(([key]) => key !== name);
 	return [...values.map((value): [string, string | File] => [name, value]), ...entries];
 };
-
-/** The headers every page the node answers carries, as a browser receives them through n8n. */
-function expectPageHeaders(response: Response) {
-	const policy = response.headers.get('content-security-policy') ?? '';
-	expect(policy).toMatch(
-		/^default-src 'none'; style-src 'sha256-[^']+'(; script-src 'sha256-[^']+')?; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
-	);
-	expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-	expect(response.headers.get('referrer-policy')).toBe('no-referrer');
-	expect(response.headers.get('cache-control')).toBe('no-store');
-	expect(response.headers.get('x-frame-options')).toBe('DENY');
-}
 
 describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	'n8n %s',
@@ -137,6 +126,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					withField('field-5', photo(fileBytes('jpeg', 12 * MB), 'IMG_4031.jpg')),
 					'Meter photo: IMG_4031.jpg is 12 MB; this field takes files up to 10 MB.',
 				],
+				[withField('field-5', photo(), photo()), 'Meter photo: Choose one file.'],
 			];
 			for (const [entries, problem] of refusals) {
 				const refused = await postForm(link, entries);
@@ -201,6 +191,15 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(await (await fetch(link)).text()).toContain(
 				'<p class="hint">Up to 25 MB per file. Accepted: .jpg, .png.</p>',
 			);
+			const gif = fileOf('seal.gif', 'image/gif', Buffer.from('GIF89a'));
+			const refused = await postForm(link, [
+				['field-0', gif],
+				['whole', '1'],
+			]);
+			expect(refused.status).toBe(400);
+			expect(await refused.text()).toContain(
+				'Photos: seal.gif is not one of the accepted types (.jpg,.png).',
+			);
 			const large = photo(fileBytes('jpeg', 12 * MB), 'IMG_4031.jpg');
 			const png = fileOf('seal.png', 'image/png', fileBytes('png'));
 			const answered = await postForm(link, [
@@ -227,7 +226,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			});
 		});
 
-		test('the headers of the "too late" page, and of "not valid" where n8n lets the node answer it', async () => {
+		test('the headers of the approval page, a refused choice, "too late", and "not valid" where n8n lets the node answer it', async () => {
 			const { link } = await started('c4a1e2d3-0000-4000-8000-000000000203', {
 				options: {
 					limitWaitTime: {
@@ -235,6 +234,12 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					},
 				},
 			});
+			const page = await fetch(link);
+			expect(page.status).toBe(200);
+			expectPageHeaders(page);
+			const refused = await postForm(link, { approved: 'maybe' });
+			expect(refused.status).toBe(400);
+			expectPageHeaders(refused);
 			const forged = new URL(link);
 			forged.searchParams.set('k', `0.${'A'.repeat(22)}`);
 			const invalid = await fetch(forged);
