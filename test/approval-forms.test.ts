@@ -222,7 +222,7 @@ describe('Custom Form', () => {
 		],
 		[
 			'an unknown field type',
-			{ defineForm: 'json', jsonOutput: '[{"fieldLabel":"A","fieldType":"file"}]' },
+			{ defineForm: 'json', jsonOutput: '[{"fieldLabel":"A","fieldType":"signature"}]' },
 			/field 1 \(A\): Element Type must be one of/,
 		],
 	])('%s: refused before anything is sent', async (_, extra, message) => {

@@ -82,3 +82,97 @@ test('Get Many, Get Delivery Status and the trigger mask the code; the link itse
 	});
 	expect(items!.map((item) => item.json.data)).toEqual([{ approved: true }]);
 });
+
+/** The link's query as each encoding a stored text may carry it in writes it. */
+const ENCODINGS: Array<[string, (message: string) => string]> = [
+	['plain', (message) => message],
+	['HTML-escaped', (message) => message.replace(/&/g, '&amp;')],
+	[
+		'HTML-escaped to the last sign',
+		(message) =>
+			message
+				.replace(/&/g, '&#38;')
+				.replace(/\?/g, '&#63;')
+				.replace(/=/g, '&#61;')
+				.replace(/\./g, '&#x2E;'),
+	],
+	[
+		'percent-encoded (a link in a tracking link)',
+		(message) => `Track: https://t.example/r?u=${encodeURIComponent(message.split('\n')[1])}`,
+	],
+	[
+		'percent-encoded twice',
+		(message) =>
+			`Track: https://t.example/r?u=${encodeURIComponent(encodeURIComponent(message.split('\n')[1]))}`,
+	],
+	[
+		'JSON-escaped (Go, Java: \\u0026, \\u003d)',
+		(message) =>
+			JSON.stringify(message)
+				.replace(/&/g, '\\u0026')
+				.replace(/=/g, '\\u003d')
+				.replace(/\?/g, '\\u003f'),
+	],
+	['JSON-escaped, once more as text', (message) => JSON.stringify(JSON.stringify(message))],
+];
+
+test.each(ENCODINGS)(
+	'the code is masked in a stored text written %s, in content and in any other field of the record',
+	async (_, encode) => {
+		const { message } = await sendApproval();
+		const code = new URL(message.split('\n')[1]).searchParams.get('k')!.split('.')[1];
+		ctx.sim.sms.length = 0;
+		const record = ctx.sim.addSms({ recipient: '254712345678', content: encode(message) });
+		Object.assign(record, { message: encode(message), details: { text: [encode(message)] } });
+		expect(JSON.stringify(record)).toContain(code);
+
+		const many = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+			credentials: ctx.credentials,
+		});
+		const manual = await runWorkflow({
+			nodeType: TRIGGER_TYPE,
+			parameters: { statuses: ['SENT'] },
+			credentials: ctx.credentials,
+			inputDirect: true,
+		});
+		const status = await runWorkflow({
+			parameters: { resource: 'sms', operation: 'getStatus' },
+			items: [{ recipient: '254712345678', message: encode(message) }],
+			credentials: ctx.credentials,
+		});
+		for (const { items } of [many, manual, status]) {
+			expect(items).toHaveLength(1);
+			const json = items[0].json as { content: string; message: string };
+			expect(JSON.stringify(json)).not.toContain(code);
+			expect(json.content).toContain('[code hidden]');
+			expect(json.content).toBe(encode(message).replace(code, '[code hidden]'));
+			expect(json.message).toBe(json.content);
+		}
+	},
+);
+
+test('an approval whose send has an unknown outcome fails, and its saved execution quotes the envelopes with the codes masked', async () => {
+	// The send is processed, the connection lost; the SMS list cannot say whether it went out.
+	ctx.sim.inject({ host: 'send', network: 'reset', process: true });
+	ctx.sim.inject({ host: 'api', path: '/sms', status: 500, count: Infinity });
+	const failed = await runWorkflow({
+		nodeType: APPROVAL_TYPE,
+		parameters: {
+			operation: 'sendAndWait',
+			senderId: 'ACME',
+			number: '254712345678',
+			message: 'Refund 120 EUR to Alice?',
+		},
+		items: [{}],
+		credentials: ctx.credentials,
+		continueOnFail: false,
+	});
+	expect(failed.error?.message).toBeDefined();
+	const [request] = ctx.sim.requests.filter((r) => r.host === 'send');
+	const [{ message }] = (request.body as { envelopes: Array<{ message: string }> }).envelopes;
+	const code = new URL(message.split('\n')[1]).searchParams.get('k')!.split('.')[1];
+	expect(failed.error?.description).toContain('Envelopes: ');
+	expect(failed.error?.description).toContain('[code hidden]');
+	expect(failed.serialized).not.toContain(code);
+});

@@ -1,6 +1,7 @@
 // SMS Messaging Approval through n8n-core's engine: what the simulator received (one request, the
 // link in each message), the execution left waiting, and the answers to the link handled by the
 // node's webhook in n8n-core's WebhookContext, resuming the run as n8n's waiting webhooks do.
+import { createHash } from 'crypto';
 import { validateUrlSignature, WAITING_TOKEN_QUERY_PARAM } from 'n8n-core';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
@@ -56,6 +57,46 @@ async function retriedRun(maxTries: number) {
 function linkOf(message: string): URL {
 	const [, link] = message.split('\n');
 	return new URL(link);
+}
+
+/** The sha256 of each inline `<tag>` block of a page, as a CSP source names it. */
+const inlineHashes = (html: string, tag: string) =>
+	[...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map(
+		([, body]) => `'sha256-${createHash('sha256').update(body).digest('base64')}'`,
+	);
+
+/**
+ * The headers every page of a link carries: a Content-Security-Policy that allows nothing by
+ * default, the page's own style (and script, where it has one) by hash, posts to itself only and
+ * no framing; no sniffing, no referrer, no cache. Its directives as a map, for more checks.
+ */
+function expectPageHeaders(response: Answer['response']): Map<string, string> {
+	const { headers } = response;
+	expect(headers['x-content-type-options']).toBe('nosniff');
+	expect(headers['referrer-policy']).toBe('no-referrer');
+	expect(headers['cache-control']).toBe('no-store');
+	expect(headers['x-frame-options']).toBe('DENY');
+	const policy = new Map(
+		headers['content-security-policy'].split(';').map((directive) => {
+			const [name, ...sources] = directive.trim().split(/\s+/);
+			return [name, sources.join(' ')] as [string, string];
+		}),
+	);
+	expect(policy.get('default-src')).toBe("'none'");
+	expect(policy.get('form-action')).toBe("'self'");
+	expect(policy.get('frame-ancestors')).toBe("'none'");
+	expect(policy.get('base-uri')).toBe("'none'");
+	const html = response.body!;
+	expect(policy.get('style-src')).toBe(inlineHashes(html, 'style').join(' '));
+	const scripts = inlineHashes(html, 'script');
+	expect(policy.get('script-src')).toBe(scripts.length ? scripts.join(' ') : undefined);
+	// Nothing else may load: no other directive opens anything.
+	expect([...policy.keys()].sort()).toEqual(
+		['base-uri', 'default-src', 'form-action', 'frame-ancestors', 'style-src']
+			.concat(scripts.length ? ['script-src'] : [])
+			.sort(),
+	);
+	return policy;
 }
 
 /** The links of the last approval's SMS, one per recipient, in the request's order. */
@@ -347,7 +388,7 @@ describe('SMS Messaging Approval: the page behind the link', () => {
 		expect(returned).toEqual({ noWebhookResponse: true });
 		expect(response.statusCode).toBe(200);
 		expect(response.headers['content-type']).toMatch(/^text\/html/);
-		expect(response.headers['cache-control']).toBe('no-store');
+		expectPageHeaders(response);
 		const html = response.body!;
 		expect(html).toContain('name="viewport"');
 		expect(html).toContain('&lt;b&gt;Refund&lt;/b&gt; 120 &amp; &quot;close&quot; A-1?');
@@ -493,6 +534,110 @@ describe('SMS Messaging Approval: the answer resumes the run', () => {
 		);
 		const { items } = await timeOut(waiting);
 		expect(items.map((item) => item.json)).toEqual([TIMED_OUT]);
+	});
+});
+
+describe('SMS Messaging Approval: every page a link opens defends itself', () => {
+	const post = (link: string, body: Record<string, unknown>) => ({
+		method: 'POST' as const,
+		link,
+		body,
+	});
+	const photoForm = approval({
+		responseType: 'customForm',
+		formFields: {
+			values: [{ fieldLabel: 'Photo', fieldType: 'file', acceptFileTypes: 'image/*' }],
+		},
+		options: {
+			limitWaitTime: {
+				values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
+			},
+		},
+	});
+
+	afterEach(() => jest.useRealTimers());
+
+	/** The link with another code in it. */
+	const forged = (link: string) => {
+		const url = new URL(link);
+		url.searchParams.set('k', `0.${'A'.repeat(22)}`);
+		return url.href;
+	};
+
+	test('the approval page, a refused choice, the confirmation, "already answered", an invalid link', async () => {
+		const waiting = await waitingRun();
+		const [link, second] = linksSent();
+		const pages: Array<[string, Answer, number]> = [
+			['the page', await answer(waiting, { method: 'GET', link }), 200],
+			['a refused choice', await answer(waiting, post(link, { approved: 'maybe' })), 400],
+			['an invalid link', await answer(waiting, { method: 'GET', link: forged(link) }), 403],
+		];
+		const [first, again] = await Promise.all([
+			answer(waiting, post(link, { approved: 'true' })),
+			answer(waiting, post(second, { approved: 'true' })),
+		]);
+		pages.push(['the confirmation', first, 200], ['already answered', again, 409]);
+		for (const [, { response }, status] of pages) {
+			expect(response.statusCode).toBe(status);
+			expectPageHeaders(response);
+		}
+	});
+
+	test('a form with a file field (its script allowed by hash), a refused answer, and "too late" on a clock the test sets', async () => {
+		const waiting = await waitingRun(photoForm);
+		const [link] = linksSent();
+		const page = await answer(waiting, { method: 'GET', link });
+		expect(page.response.body).toContain('<script>');
+		expect(expectPageHeaders(page.response).get('script-src')).toMatch(/^'sha256-[^']+'$/);
+		const refused = await answer(waiting, post(link, {}));
+		expect(refused.response.statusCode).toBe(400);
+		expectPageHeaders(refused.response);
+		// Only Date moves: n8n's engine keeps its real timers.
+		jest.useFakeTimers({
+			doNotFake: [
+				'setTimeout',
+				'clearTimeout',
+				'setInterval',
+				'clearInterval',
+				'setImmediate',
+				'clearImmediate',
+				'nextTick',
+				'queueMicrotask',
+				'hrtime',
+				'performance',
+			],
+		});
+		jest.setSystemTime(Date.now() + 3_600_000 + 1_000);
+		const late = await answer(waiting, post(link, { whole: '1' }));
+		expect(late.response.statusCode).toBe(410);
+		expect(late.response.body).toContain('This request has expired');
+		expect(late.resumed).toBeUndefined();
+		expectPageHeaders(late.response);
+	});
+
+	test('an html field with an image: https images only, and nothing more', async () => {
+		const waiting = await waitingRun(
+			approval({
+				responseType: 'customForm',
+				formFields: {
+					values: [
+						{
+							fieldType: 'html',
+							html: '<img src="https://example.com/meter.png" alt="Meter"><img src="http://example.com/x.png">',
+						},
+						{ fieldLabel: 'Reading', fieldType: 'number' },
+					],
+				},
+			}),
+		);
+		const { response } = await answer(waiting, { method: 'GET', link: linksSent()[0] });
+		expect(response.body).toContain('<img src="https://example.com/meter.png" alt="Meter"><img>');
+		const headers = { ...response.headers };
+		const policy = headers['content-security-policy'];
+		expect(policy).toContain('; img-src https:;');
+		// Apart from images, the same policy as every page.
+		response.headers['content-security-policy'] = policy.replace('; img-src https:', '');
+		expectPageHeaders(response);
 	});
 });
 

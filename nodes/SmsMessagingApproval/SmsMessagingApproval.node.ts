@@ -9,6 +9,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { maskApprovalCodes } from '../shared/approvalLink';
 import { MAIN_CONNECTION, SMS_ICON } from '../shared/n8n/descriptions';
 import { errorItem, nodeError } from '../shared/requests/errors';
 import {
@@ -17,7 +18,7 @@ import {
 	waitingNodeContext,
 } from '../shared/n8n/n8nInternals';
 import { answerRequest } from './answer';
-import { ANSWER_WEBHOOKS, approvalProperties } from './description';
+import { ANSWER_WEBHOOKS, approvalProperties, ONE_SMS_PER_ITEM_HINT } from './description';
 import { readForm, type AnswerForm } from './form/form';
 import { sendWithLinks } from './sendRequests';
 import { isWait } from './waitKey';
@@ -41,7 +42,7 @@ export class SmsMessagingApproval implements INodeType {
 		icon: SMS_ICON,
 		group: ['output'],
 		version: 1,
-		subtitle: 'Send and wait for a response',
+		subtitle: 'One SMS per item, then wait for the first answer',
 		description:
 			'Send an SMS with a link and wait until the recipient approves or declines, types an answer or fills in a form on the page behind it',
 		defaults: { name: 'SMS Messaging Approval' },
@@ -52,6 +53,9 @@ export class SmsMessagingApproval implements INodeType {
 		// n8n's own waiting webhooks (restartWebhook): nothing is registered with a third party.
 		webhooks: ANSWER_WEBHOOKS,
 		properties: approvalProperties,
+		// n8n's editor says of any `sendAndWait` operation with several input items "This action
+		// will run only once, for the first input item": true of n8n's own, not of this node.
+		hints: [ONE_SMS_PER_ITEM_HINT],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -71,6 +75,11 @@ export class SmsMessagingApproval implements INodeType {
 			return [items];
 		} catch (caught) {
 			const error = nodeError(this.getNode(), caught, 0);
+			// An error that quotes what went out (an unknown outcome's envelopes) keeps no link that answers.
+			error.message = maskApprovalCodes(error.message);
+			if (typeof error.description === 'string') {
+				error.description = maskApprovalCodes(error.description);
+			}
 			if (!this.continueOnFail()) throw error;
 			// Nothing waits: every item comes out as the error, paired.
 			return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
@@ -79,6 +88,6 @@ export class SmsMessagingApproval implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const stored = waitingNodeContext(this)?.[WAIT_FIELD];
-		return answerRequest.call(this, isWait(stored) ? stored : undefined);
+		return await answerRequest.call(this, isWait(stored) ? stored : undefined);
 	}
 }

@@ -1,13 +1,30 @@
 // What happens when a recipient opens their link or posts its page: the webhook's answer.
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IBinaryKeyData,
+	IDataObject,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
-import { checkAnswer } from './form/checks';
+import { checkAnswer, inputName } from './form/checks';
+import { postedFiles, storeFiles } from './form/files';
+import type { FieldsForm } from './form/form';
 import { formPage } from './form/formPage';
-import { alreadyAnsweredPage, choicePage, expiredPage, recordedPage, refusedPage } from './form/page';
+import { pageHeaders } from './form/headers';
+import {
+	alreadyAnsweredPage,
+	choicePage,
+	expiredPage,
+	recordedPage,
+	refusedPage,
+} from './form/page';
 import { claimAnswer, hasExpired, recipientOf, type Wait } from './waitKey';
 
-type Outcome = { status: number; html: string; data?: IDataObject };
+type Outcome = { status: number; html: string; data?: IDataObject; binary?: IBinaryKeyData };
+
+const isMultipart = (context: IWebhookFunctions) =>
+	/^multipart\/form-data\b/i.test(String(context.getHeaderData()['content-type'] ?? ''));
 
 /**
  * The fields a POST of the page's form gave. n8n (1.82 to 2.41) hands a multipart body over as
@@ -16,49 +33,92 @@ type Outcome = { status: number; html: string; data?: IDataObject };
  */
 function postedFields(this: IWebhookFunctions): IDataObject {
 	const body = this.getBodyData();
-	const type = String(this.getHeaderData()['content-type'] ?? '');
-	if (!/^multipart\/form-data\b/i.test(type)) return body;
+	if (!isMultipart(this)) return body;
 	const { data } = body;
 	return data && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : {};
 }
 
-/** The page for one recipient, or what a POST of it records. */
-function handle(wait: Wait, recipient: number, method: string, body: IDataObject): Outcome {
+/** The approval page, or what a POST of one of its buttons records. */
+function approvalOutcome(
+	wait: Wait,
+	recipient: number,
+	method: string,
+	body: IDataObject,
+): Outcome {
 	const message = wait.messages[recipient];
-	const { form } = wait;
-	// Only a POST of the page's form records: a GET (a link preview, a scanner) only shows the page.
-	if (form.kind === 'approval') {
-		if (method !== 'POST') return { status: 200, html: choicePage(message, form) };
-		const offered = form.disapproveLabel === undefined ? ['true'] : ['true', 'false'];
-		if (typeof body.approved !== 'string' || !offered.includes(body.approved)) {
-			return { status: 400, html: choicePage(message, form) };
-		}
-		const approved = body.approved === 'true';
-		const label = approved ? form.approveLabel : form.disapproveLabel!;
-		return { status: 200, html: recordedPage(label), data: { approved } };
+	const form = wait.form as Extract<Wait['form'], { kind: 'approval' }>;
+	if (method !== 'POST') return { status: 200, html: choicePage(message, form) };
+	const offered = form.disapproveLabel === undefined ? ['true'] : ['true', 'false'];
+	if (typeof body.approved !== 'string' || !offered.includes(body.approved)) {
+		return { status: 400, html: choicePage(message, form) };
 	}
-	if (method !== 'POST') return { status: 200, html: formPage(form, message) };
-	const checked = checkAnswer(form, body);
+	const approved = body.approved === 'true';
+	const label = approved ? form.approveLabel : form.disapproveLabel!;
+	return { status: 200, html: recordedPage(label), data: { approved } };
+}
+
+/**
+ * What a POST of a form records: every field checked as the page promises, each file stored and
+ * its content checked; a refused answer gets the page back with each wrong field named and the
+ * rest as given, and records nothing.
+ */
+async function formOutcome(
+	this: IWebhookFunctions,
+	form: FieldsForm,
+	message: string,
+	body: IDataObject,
+): Promise<Outcome> {
+	const files = isMultipart(this) ? this.getBodyData().files : undefined;
+	const filesOf = (name: string) => postedFiles(files, name);
+	const checked = checkAnswer(form, body, filesOf);
 	if (!checked.ok) {
-		return { status: 400, html: formPage(form, message, checked.given, checked.problems) };
+		const { given, problems, cut } = checked;
+		return { status: 400, html: formPage(form, message, given, problems, cut) };
 	}
-	return { status: 200, html: recordedPage(), data: checked.data };
+	const { binary, problems } = await storeFiles.call(this, form.fields, (position) =>
+		filesOf(inputName(position)),
+	);
+	if (problems.some((problem) => problem !== undefined)) {
+		return { status: 400, html: formPage(form, message, checked.given, problems) };
+	}
+	const hasBinary = Object.keys(binary).length > 0;
+	return {
+		status: 200,
+		html: recordedPage(),
+		data: checked.data,
+		...(hasBinary ? { binary } : {}),
+	};
+}
+
+/** The page for one recipient, or what a POST of it records. */
+async function handle(
+	this: IWebhookFunctions,
+	wait: Wait,
+	recipient: number,
+	method: string,
+): Promise<Outcome> {
+	// Only a POST of the page's form records: a GET (a link preview, a scanner) only shows the page.
+	const body = method === 'POST' ? postedFields.call(this) : {};
+	if (wait.form.kind === 'approval') return approvalOutcome(wait, recipient, method, body);
+	const message = wait.messages[recipient];
+	if (method !== 'POST') return { status: 200, html: formPage(wait.form, message) };
+	return await formOutcome.call(this, wait.form, message, body);
 }
 
 /**
  * A request to a recipient's link: the link checked first (403), then the time limit (410), then
- * the page or the answer; the first answer that passes resumes the execution.
+ * the page or the answer; the first answer that passes resumes the execution. Every page goes out
+ * with the headers of headers.ts.
  */
-export function answerRequest(
+export async function answerRequest(
 	this: IWebhookFunctions,
 	stored: Wait | undefined,
-): IWebhookResponseData {
+): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
-	response.setHeader('Cache-Control', 'no-store');
-	response.setHeader('Referrer-Policy', 'no-referrer');
-	response.type('html');
 	const done = (status: number, html: string): IWebhookResponseData => {
+		for (const [name, value] of Object.entries(pageHeaders(html))) response.setHeader(name, value);
+		response.type('html');
 		response.status(status).send(html);
 		return { noWebhookResponse: true };
 	};
@@ -66,11 +126,13 @@ export function answerRequest(
 	if (stored === undefined || recipient === undefined) return done(403, refusedPage());
 	// Checked when the link is opened: n8n's wait tracker resumes the execution up to a minute after the limit.
 	if (hasExpired(stored)) return done(410, expiredPage());
-	const body = request.method === 'POST' ? postedFields.call(this) : {};
-	const outcome = handle(stored, recipient, request.method, body);
+	const outcome = await handle.call(this, stored, recipient, request.method);
 	if (outcome.data === undefined) return done(outcome.status, outcome.html);
+	// Checked again after the files were stored: the limit may have passed meanwhile.
+	if (hasExpired(stored)) return done(410, expiredPage());
 	if (!claimAnswer(stored)) return done(409, alreadyAnsweredPage());
 	done(outcome.status, outcome.html);
 	const answer = { data: outcome.data, answeredBy: stored.numbers[recipient] };
-	return { noWebhookResponse: true, workflowData: [[{ json: answer }]] };
+	const item = outcome.binary ? { json: answer, binary: outcome.binary } : { json: answer };
+	return { noWebhookResponse: true, workflowData: [[item]] };
 }

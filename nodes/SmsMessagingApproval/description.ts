@@ -3,6 +3,7 @@ import {
 	SEND_AND_WAIT_OPERATION,
 	type INodeProperties,
 	type IWebhookDescription,
+	type NodeHint,
 } from 'n8n-workflow';
 
 import { messageField, recipientNumberField, senderIdField } from '../shared/n8n/messageFields';
@@ -28,7 +29,7 @@ export const approvalProperties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Each SMS carries the message, a line break and the recipient's own link of about 184 characters (n8n's resume URL with a code that only this wait accepts), so it costs at least 2 SMS parts. All items go out in one request; the first answer of any recipient resumes the workflow.",
+			'One SMS to each input item, all in one request; the first answer of any recipient resumes the workflow, once. n8n\'s note on several items, "This action will run only once, for the first input item", means here: it waits once, and every item gets its SMS (for one SMS only, turn on Execute Once in Settings). Each SMS ends with the recipient\'s own link, about 184 characters: at least 2 SMS parts.',
 		name: 'approvalNotice',
 		type: 'notice',
 		default: '',
@@ -192,3 +193,17 @@ const answerWebhook = (httpMethod: 'GET' | 'POST'): IWebhookDescription => ({
 });
 
 export const ANSWER_WEBHOOKS = [answerWebhook('GET'), answerWebhook('POST')];
+
+/**
+ * Shown in the output pane, beside n8n's own note for any `sendAndWait` operation with several
+ * input items ("This action will run only once, for the first input item"), which is not what
+ * this node does.
+ */
+export const ONE_SMS_PER_ITEM_HINT: NodeHint = {
+	message:
+		'This node sends one SMS to each input item (unless Execute Once is on in its Settings), not only to the first: every recipient gets a link of their own, and the first answer of any of them resumes the workflow, once.',
+	type: 'info',
+	location: 'outputPane',
+	whenToDisplay: 'always',
+	displayCondition: '={{ $input.all().length > 1 }}',
+};

@@ -4,8 +4,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { LINK_PARAMETER } from '../shared/approvalLink';
 import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8n/n8nInternals';
 import { nothingSentError } from '../shared/input/validation';
+import { apiCredentials } from '../shared/requests/transport';
 import { sendInOneRequest } from '../shared/send';
 import type { AnswerForm } from './form/form';
+import { hostOf, refuseUnreachableLink } from './reachableLink';
 import { linkValue, newWait, type Wait } from './waitKey';
 
 /**
@@ -31,6 +33,7 @@ function answerLink(this: IExecuteFunctions, value: string): string {
  */
 export async function sendWithLinks(this: IExecuteFunctions, form: AnswerForm): Promise<Wait> {
 	const node = this.getNode();
+	const apiHost = hostOf(String((await apiCredentials(this)).sendBaseUrl ?? ''));
 	let wait: Wait | undefined;
 	await sendInOneRequest.call(this, (envelopes) => {
 		const senderIds = [...new Set(envelopes.map(({ senderId }) => senderId))];
@@ -46,9 +49,12 @@ export async function sendWithLinks(this: IExecuteFunctions, form: AnswerForm): 
 			envelopes.map(({ envelope }) => envelope.message),
 			form,
 		);
+		const links = envelopes.map((_, recipient) =>
+			answerLink.call(this, linkValue(recipient, made.codes[recipient])),
+		);
+		if (links.length) refuseUnreachableLink(node, links[0], apiHost);
 		envelopes.forEach(({ envelope }, recipient) => {
-			const link = answerLink.call(this, linkValue(recipient, made.codes[recipient]));
-			envelope.message = `${envelope.message}\n${link}`;
+			envelope.message = `${envelope.message}\n${links[recipient]}`;
 		});
 		wait = made.wait;
 	});

@@ -4,6 +4,7 @@
 // reads as approved, even when the input was approved.
 import { lineSession } from './line-session';
 import { postForm } from './form-post';
+import { expectPageHeaders } from './page-headers';
 import { codeNode, lines, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -260,6 +261,11 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const answers = await Promise.all([post(links[0]), post(links[0]), post(links[1])]);
 			const statuses = answers.map((response) => response.status);
 			expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+			// The node's own pages ("Answer recorded", "Already answered"), not n8n's, carry its headers.
+			const pages = await Promise.all(answers.map(async (response) => await response.text()));
+			const own = answers.filter((_, at) => pages[at].includes('<main>'));
+			expect(own.length).toBeGreaterThanOrEqual(1);
+			for (const response of own) expectPageHeaders(response);
 			expect(statuses.every((status) => status < 500)).toBe(true);
 			const done = await until(() => runsOf(executionId, 'SMS Messaging'), isDone());
 			expect(done.status).toBe('success');

@@ -187,6 +187,26 @@ export class N8n {
 		};
 	}
 
+	/** A stored execution's status and the error it ended with (the run's, or its node's). */
+	async executionError(executionId: string) {
+		const execution = await this.rest<{ status: string; data: string }>(
+			'GET',
+			`/executions/${executionId}`,
+		);
+		type Error = { message?: string; description?: string };
+		const data = this.flatted.parse(execution.data) as {
+			resultData?: { error?: Error; runData?: Record<string, Array<{ error?: Error }>> };
+		};
+		// n8n 1.82 keeps a node's error on its run only.
+		const runErrors = Object.values(data?.resultData?.runData ?? {})
+			.flat()
+			.map((run) => run.error);
+		return {
+			status: execution.status,
+			error: data?.resultData?.error ?? runErrors.find((error) => error !== undefined),
+		};
+	}
+
 	/** A stored execution's status and every run of `node`: its first output's items' json. */
 	async executionRuns(executionId: string, node: string) {
 		const execution = await this.rest<{ status: string; data: string }>(

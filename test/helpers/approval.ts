@@ -5,11 +5,16 @@
 // the real one.
 import { WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
+	type IBinaryData,
 	type INodeParameters,
 	type IRun,
 	type IWebhookData,
 	type IWebhookResponseData,
 } from 'n8n-workflow';
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import type { Simulator } from '../simulator/simulator';
 import { SEND_AND_WAIT } from './approval-fixtures';
@@ -67,6 +72,13 @@ class RecordedResponse {
 	}
 }
 
+/** A file a browser posts: its name and type as the browser gives them, and its bytes. */
+export interface Upload {
+	filename: string;
+	mimetype: string;
+	content: Buffer;
+}
+
 interface WebhookRequest {
 	method: 'GET' | 'POST';
 	/** The link the request goes to (as an SMS carried it): its query arrives with the request. */
@@ -74,16 +86,39 @@ interface WebhookRequest {
 	query?: Record<string, string>;
 	/** The form's fields; posted as the page's form posts them (multipart) unless told otherwise. */
 	body?: Record<string, unknown>;
+	/** The form's files by input name, posted multipart. */
+	files?: Record<string, Upload | Upload[]>;
 	encoding?: 'multipart' | 'urlencoded';
 }
 
+const uploads = mkdtempSync(join(tmpdir(), 'sms-approval-uploads-'));
+let uploaded = 0;
+
+/**
+ * A file as n8n's multipart parser (formidable 3, n8n 1.82 to 2.41) hands it to a node: written to
+ * a temporary file, with the name and type the browser gave.
+ */
+function parsedFile({ filename, mimetype, content }: Upload) {
+	const newFilename = `upload-${++uploaded}`;
+	const filepath = join(uploads, newFilename);
+	writeFileSync(filepath, content);
+	return { filepath, newFilename, originalFilename: filename, mimetype, size: content.length };
+}
+
 /** A POST's body and headers as n8n's webhook server hands them to the node (1.82 to 2.41). */
-function posted({ body = {}, encoding = 'multipart' }: WebhookRequest) {
+function posted({ body = {}, files = {}, encoding = 'multipart' }: WebhookRequest) {
 	if (encoding === 'urlencoded') {
 		return { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } };
 	}
+	// n8n gives one file (like one value) as itself, several as a list.
+	const parsed = Object.fromEntries(
+		Object.entries(files).map(([name, given]) => {
+			const list = (Array.isArray(given) ? given : [given]).map(parsedFile);
+			return [name, list.length === 1 ? list[0] : list];
+		}),
+	);
 	return {
-		body: { data: body, files: {} },
+		body: { data: body, files: parsed },
 		headers: { 'content-type': 'multipart/form-data; boundary=----sms-messaging-test' },
 	};
 }
@@ -94,7 +129,7 @@ export interface Answer {
 	/** The resumed run, when the request resumed it. */
 	resumed?: IRun;
 	/** The approval node's output in the resumed run. */
-	items?: Array<{ json: Record<string, unknown> }>;
+	items?: Array<{ json: Record<string, unknown>; binary?: Record<string, IBinaryData> }>;
 }
 
 /** One request to the waiting node's link; resumes the run if the node returns data. */

@@ -231,6 +231,8 @@ export interface RunOptions {
 	retryOnFail?: { maxTries: number; waitBetweenTries: number };
 	/** How the execution started: 'manual' unless told otherwise ('webhook', 'trigger'…). */
 	mode?: WorkflowExecuteMode;
+	/** n8n's waiting-webhook address (from WEBHOOK_URL), when not this machine's stand-in. */
+	webhookWaitingBaseUrl?: string;
 }
 
 export interface RunResult {
@@ -359,6 +361,9 @@ async function execute(
 		hooks,
 		executionId: '1',
 		sendDataToUI: (_type: string, data: unknown) => uiMessages.push(data),
+		...(options.webhookWaitingBaseUrl
+			? { webhookWaitingBaseUrl: options.webhookWaitingBaseUrl }
+			: {}),
 	});
 
 	const returned = await new WorkflowExecute(

@@ -62,7 +62,12 @@ function withoutHopByHop(headers: IncomingHttpHeaders): http.OutgoingHttpHeaders
 	);
 }
 
-export async function startProxy(): Promise<TestProxy> {
+/**
+ * `hosts` sends requests for a `host:port` elsewhere (`{ 'send.example.com:80': '127.0.0.1:8788' }`),
+ * as a name server would: a node then talks to a host that is not on this machine, through the
+ * proxy, and a local server answers.
+ */
+export async function startProxy(hosts: Record<string, string> = {}): Promise<TestProxy> {
 	const requests: ProxiedRequest[] = [];
 	const connects: string[] = [];
 	const sockets = new Set<net.Socket>();
@@ -83,6 +88,8 @@ export async function startProxy(): Promise<TestProxy> {
 		}
 		requests.push({ method, url: req.url ?? '', headers: req.headers });
 		const transport = target.protocol === 'https:' ? https : http;
+		const mapped = hosts[target.host] ?? hosts[`${target.hostname}:${target.port || 80}`];
+		if (mapped) target = new URL(`${target.protocol}//${mapped}${target.pathname}${target.search}`);
 		const upstream = transport.request(target, {
 			method,
 			headers: withoutHopByHop(req.headers),

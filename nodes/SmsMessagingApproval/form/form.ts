@@ -2,20 +2,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { fieldsOf, nothingSentError, oneOf } from '../../shared/input/validation';
-
-const FIELD_TYPES = ['text', 'textarea', 'email', 'number', 'date', 'dropdown'] as const;
-type FieldType = (typeof FIELD_TYPES)[number];
-
-/** One field of the page's form; its answer comes out under its label. */
-export interface FormField {
-	label: string;
-	type: FieldType;
-	placeholder?: string;
-	required: boolean;
-	/** A dropdown's options. */
-	options?: string[];
-	multiselect?: boolean;
-}
+import { binaryKeyOf, fieldOf, givesAnswer, type FormField } from './fields';
 
 /** Approval: one button, or two. */
 export interface ApprovalForm {
@@ -42,94 +29,51 @@ const FREE_TEXT_FIELD: FormField = { label: 'text', type: 'textarea', required: 
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 
-/** One field as the editor's Form Fields or the JSON gives it, checked. */
-function fieldOf(
-	this: IExecuteFunctions,
-	raw: unknown,
-	position: number,
-	where: string,
-): FormField {
-	const name = `${where}: field ${position + 1}`;
-	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+/** Define Form = Using JSON: the JSON array, parsed. */
+function jsonFields(this: IExecuteFunctions, where: string): unknown {
+	const raw = this.getNodeParameter('jsonOutput', 0, '[]');
+	if (typeof raw !== 'string') return raw;
+	try {
+		return JSON.parse(raw);
+	} catch {
 		throw nothingSentError(
 			this.getNode(),
-			`${name} is not an object`,
-			'Each field is an object with a fieldLabel.',
+			`${where} is not valid JSON`,
+			'Give a JSON array of fields.',
 		);
 	}
-	const values = raw as IDataObject;
-	const label = text(values.fieldLabel);
-	if (label === '') {
-		throw nothingSentError(
-			this.getNode(),
-			`${name} has no Field Label`,
-			'Each field needs a label: its answer comes out under it.',
-		);
-	}
-	const type = values.fieldType ?? 'text';
-	if (!FIELD_TYPES.includes(type as FieldType)) {
-		throw nothingSentError(
-			this.getNode(),
-			`${name} (${label}): Element Type must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(type)}`,
-			'Choose one of the types the page offers.',
-		);
-	}
-	const field: FormField = {
-		label,
-		type: type as FieldType,
-		required: values.requiredField === true,
-	};
-	if (text(values.placeholder) !== '') field.placeholder = text(values.placeholder);
-	if (type !== 'dropdown') return field;
-	const listed = ((values.fieldOptions as IDataObject | undefined)?.values ?? []) as IDataObject[];
-	const options = (Array.isArray(listed) ? listed : []).map((entry) => text(entry?.option));
-	if (options.length === 0 || options.includes('') || new Set(options).size < options.length) {
-		throw nothingSentError(
-			this.getNode(),
-			`${name} (${label}): a dropdown needs its options, each one given once`,
-			'Add the options under Field Options.',
-		);
-	}
-	return { ...field, options, multiselect: values.multiselect === true };
 }
+
+/** The first value that two entries share, if any. */
+const twiceIn = (values: string[]) => values.find((value, at) => values.indexOf(value) !== at);
 
 /** Custom Form's fields: the editor's Form Fields, or the JSON of Define Form = Using JSON. */
 function readFields(this: IExecuteFunctions): FormField[] {
-	const defineForm = this.getNodeParameter('defineForm', 0, 'fields');
-	let raw: unknown;
-	let where = 'Form Fields';
-	if (defineForm === 'json') {
-		where = 'Form Fields JSON';
-		raw = this.getNodeParameter('jsonOutput', 0, '[]');
-		if (typeof raw === 'string') {
-			try {
-				raw = JSON.parse(raw);
-			} catch {
-				throw nothingSentError(
-					this.getNode(),
-					`${where} is not valid JSON`,
-					'Give a JSON array of fields.',
-				);
-			}
-		}
-	} else {
-		raw = this.getNodeParameter('formFields.values', 0, []);
-	}
+	const byJson = this.getNodeParameter('defineForm', 0, 'fields') === 'json';
+	const where = byJson ? 'Form Fields JSON' : 'Form Fields';
+	const raw = byJson
+		? jsonFields.call(this, where)
+		: this.getNodeParameter('formFields.values', 0, []);
+	const node = this.getNode();
 	if (!Array.isArray(raw) || raw.length === 0) {
-		throw nothingSentError(
-			this.getNode(),
-			`${where}: the form has no fields`,
-			'Add at least one field.',
-		);
+		throw nothingSentError(node, `${where}: the form has no fields`, 'Add at least one field.');
 	}
-	const fields = raw.map((each, position) => fieldOf.call(this, each, position, where));
-	const labels = fields.map(({ label }) => label);
-	const twice = labels.find((label, position) => labels.indexOf(label) !== position);
+	const fields = raw.map((each, position) => fieldOf(node, each, position, where));
+	const twice = twiceIn(fields.filter(givesAnswer).map(({ label }) => label));
 	if (twice !== undefined) {
 		throw nothingSentError(
-			this.getNode(),
+			node,
 			`${where}: two fields are labelled ${JSON.stringify(twice)}`,
-			'Each answer comes out under its label, so labels must differ.',
+			'Each answer comes out under its label (a hidden field under its Field Name, an html field under its Element Name), so they must differ.',
+		);
+	}
+	const files = fields.filter(({ type }) => type === 'file').map(({ label }) => binaryKeyOf(label));
+	const sameKey = twiceIn(files);
+	if (sameKey !== undefined) {
+		throw nothingSentError(
+			node,
+			`${where}: two file fields would both put their files under ${JSON.stringify(sameKey)}`,
+			'A file comes out as binary data under its label with every character other than a letter, digit or _ replaced by _, so these labels must differ by more.',
 		);
 	}
 	return fields;

@@ -1,9 +1,38 @@
 // The Free Text and Custom Form parameters, named as on n8n's own send-and-wait nodes.
 import type { INodeProperties } from 'n8n-workflow';
 
-// Free Text and Custom Form, with the parameter names of n8n's own send-and-wait nodes.
-
 const showForCustomForm = { show: { responseType: ['customForm'] } };
+
+/** The options of a dropdown, of checkboxes or of radio buttons: one fixedCollection per type, as n8n shows them. */
+const optionsOf = (
+	fieldType: string,
+	displayName: string,
+	placeholder: string,
+	optionName: string,
+): INodeProperties => ({
+	displayName,
+	name: 'fieldOptions',
+	placeholder,
+	type: 'fixedCollection',
+	default: { values: [{ option: '' }] },
+	required: true,
+	displayOptions: { show: { fieldType: [fieldType] } },
+	typeOptions: { multipleValues: true, sortable: true },
+	options: [
+		{
+			displayName: 'Values',
+			name: 'values',
+			values: [{ displayName: optionName, name: 'option', type: 'string', default: '' }],
+		},
+	],
+});
+
+/** Shown for checkboxes with this Limit Selection. */
+const showForLimit = (limit: string) => ({
+	show: { fieldType: ['checkbox'], limitSelection: [limit] },
+});
+
+const showForFile = { show: { fieldType: ['file'] } };
 
 const fieldValues: INodeProperties[] = [
 	{
@@ -14,45 +43,90 @@ const fieldValues: INodeProperties[] = [
 		placeholder: 'e.g. Meter reading',
 		description: 'Shown above the field; the answer comes out under this label',
 		required: true,
+		displayOptions: { hide: { fieldType: ['hiddenField', 'html'] } },
+	},
+	{
+		displayName: 'Field Name',
+		name: 'fieldName',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. orderId',
+		description: 'The value comes out under this name',
+		displayOptions: { show: { fieldType: ['hiddenField'] } },
 	},
 	{
 		displayName: 'Element Type',
 		name: 'fieldType',
 		type: 'options',
 		default: 'text',
+		description: 'The type of field to add to the form',
 		options: [
+			{
+				name: 'Checkboxes',
+				value: 'checkbox',
+				description: 'Comes out as a list of the ticked options',
+			},
+			{
+				name: 'Custom HTML',
+				value: 'html',
+				description: 'Shown on the page (no script); no answer unless it has an Element Name',
+			},
 			{ name: 'Date', value: 'date', description: 'Comes out as YYYY-MM-DD' },
-			{ name: 'Dropdown List', value: 'dropdown' },
+			{ name: 'Dropdown', value: 'dropdown' },
 			{ name: 'Email', value: 'email' },
+			{
+				name: 'File',
+				value: 'file',
+				description:
+					'A photo or a document: comes out as binary data, and as { filename, mimetype, size }',
+			},
+			{
+				name: 'Hidden Field',
+				value: 'hiddenField',
+				description: 'Not on the page: always gives its Field Value',
+			},
 			{ name: 'Number', value: 'number', description: 'Comes out as a number' },
-			{ name: 'Text', value: 'text' },
+			{ name: 'Password', value: 'password', description: 'Comes out as typed' },
+			{
+				name: 'Radio Buttons',
+				value: 'radio',
+				description: 'Comes out as the chosen option',
+			},
+			{ name: 'Text Input', value: 'text' },
 			{ name: 'Textarea', value: 'textarea' },
 		],
+	},
+	{
+		displayName: 'Element Name',
+		name: 'elementName',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. terms',
+		description: 'Optional: with a name, the HTML comes out under it',
+		displayOptions: { show: { fieldType: ['html'] } },
 	},
 	{
 		displayName: 'Placeholder',
 		name: 'placeholder',
 		type: 'string',
 		default: '',
-		displayOptions: { hide: { fieldType: ['dropdown', 'date'] } },
+		displayOptions: {
+			hide: {
+				fieldType: ['dropdown', 'date', 'file', 'html', 'hiddenField', 'radio', 'checkbox'],
+			},
+		},
 	},
 	{
-		displayName: 'Field Options',
-		name: 'fieldOptions',
-		placeholder: 'Add Field Option',
-		type: 'fixedCollection',
-		default: { values: [{ option: '' }] },
-		required: true,
-		displayOptions: { show: { fieldType: ['dropdown'] } },
-		typeOptions: { multipleValues: true, sortable: true },
-		options: [
-			{
-				displayName: 'Values',
-				name: 'values',
-				values: [{ displayName: 'Option', name: 'option', type: 'string', default: '' }],
-			},
-		],
+		displayName: 'Field Value',
+		name: 'fieldValue',
+		type: 'string',
+		default: '',
+		description: 'The value the answer always carries under Field Name, whatever a browser posts',
+		displayOptions: { show: { fieldType: ['hiddenField'] } },
 	},
+	optionsOf('dropdown', 'Field Options', 'Add Field Option', 'Option'),
+	optionsOf('checkbox', 'Checkboxes', 'Add Checkbox', 'Checkbox Label'),
+	optionsOf('radio', 'Radio Buttons', 'Add Radio Button', 'Radio Button Label'),
 	{
 		displayName: 'Multiple Choice',
 		name: 'multiselect',
@@ -62,11 +136,91 @@ const fieldValues: INodeProperties[] = [
 		displayOptions: { show: { fieldType: ['dropdown'] } },
 	},
 	{
+		displayName: 'Limit Selection',
+		name: 'limitSelection',
+		type: 'options',
+		default: 'unlimited',
+		description:
+			'How many boxes may be ticked: the page says so, and the node refuses any other count',
+		options: [
+			{ name: 'Exact Number', value: 'exact' },
+			{ name: 'Range', value: 'range' },
+			{ name: 'Unlimited', value: 'unlimited' },
+		],
+		displayOptions: { show: { fieldType: ['checkbox'] } },
+	},
+	{
+		displayName: 'Number of Selections',
+		name: 'numberOfSelections',
+		type: 'number',
+		default: 1,
+		typeOptions: { numberPrecision: 0, minValue: 1 },
+		displayOptions: showForLimit('exact'),
+	},
+	{
+		displayName: 'Minimum Selections',
+		name: 'minSelections',
+		type: 'number',
+		default: 0,
+		typeOptions: { numberPrecision: 0, minValue: 0 },
+		displayOptions: showForLimit('range'),
+	},
+	{
+		displayName: 'Maximum Selections',
+		name: 'maxSelections',
+		type: 'number',
+		default: 1,
+		typeOptions: { numberPrecision: 0, minValue: 1 },
+		displayOptions: showForLimit('range'),
+	},
+	{
+		displayName: 'HTML',
+		name: 'html',
+		type: 'string',
+		typeOptions: { editor: 'htmlEditor' },
+		noDataExpression: true,
+		default: '<!-- Your HTML here -->\n',
+		description: 'Shown on the page',
+		hint: 'Scripts, styles, event handlers and forms are removed; links and images only to https',
+		displayOptions: { show: { fieldType: ['html'] } },
+	},
+	{
+		displayName: 'Multiple Files',
+		name: 'multipleFiles',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether the recipient can send several files; they then come out as a list, and as binary data with _0, _1… after the label',
+		displayOptions: showForFile,
+	},
+	{
+		displayName: 'Accepted File Types',
+		name: 'acceptFileTypes',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. image/* or .jpg, .png',
+		description:
+			"Comma-separated extensions or content types; image/* offers a phone's camera. The node checks each file's name, type and content.",
+		hint: 'Leave empty to allow all file types',
+		displayOptions: showForFile,
+	},
+	{
+		displayName: 'Max File Size (MB)',
+		name: 'maxFileSizeMb',
+		type: 'number',
+		default: 25,
+		typeOptions: { minValue: 0.01, maxValue: 200, numberPrecision: 2 },
+		description:
+			"The largest file the field takes; the page says so and a larger file is refused. At most 200 (n8n's own limit, N8N_FORMDATA_FILE_SIZE_MAX).",
+		displayOptions: showForFile,
+	},
+	{
 		displayName: 'Required Field',
 		name: 'requiredField',
 		type: 'boolean',
 		default: false,
 		description: 'Whether the recipient must fill this field in',
+		displayOptions: { hide: { fieldType: ['hiddenField', 'html'] } },
 	},
 ];
 
@@ -101,7 +255,7 @@ export const formProperties: INodeProperties[] = [
 		default:
 			'[\n  {\n    "fieldLabel": "Meter reading",\n    "fieldType": "number",\n    "requiredField": true\n  }\n]',
 		description:
-			'A JSON array of fields, each with fieldLabel, fieldType (text, textarea, email, number, date, dropdown), placeholder, requiredField and, for a dropdown, fieldOptions: { values: [{ option }] } and multiselect',
+			'A JSON array of fields, each with fieldLabel, fieldType (text, textarea, email, number, password, date, dropdown, checkbox, radio, file, hiddenField, html), placeholder and requiredField; for dropdown, checkbox and radio fieldOptions: { values: [{ option }] }; for dropdown multiselect; for checkbox limitSelection (exact, range, unlimited) with numberOfSelections, minSelections, maxSelections; for file multipleFiles, acceptFileTypes and maxFileSizeMb; for hiddenField fieldName and fieldValue; for html html and elementName',
 		displayOptions: { show: { responseType: ['customForm'], defineForm: ['json'] } },
 	},
 ];

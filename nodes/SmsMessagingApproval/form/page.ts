@@ -21,10 +21,19 @@ label,legend{font-weight:600;padding:0}
 fieldset{border:0;margin:0;padding:0;display:flex;flex-direction:column;gap:.4rem}
 fieldset label{font-weight:400}
 input,select,textarea{font:inherit;font-size:1rem;padding:.6rem;border:1px solid #8c959f;border-radius:.4rem;background:#fff;width:100%;box-sizing:border-box}
-input[type=checkbox]{width:auto;margin-right:.5rem}
+input[type=checkbox],input[type=radio]{width:auto;margin-right:.5rem}
+input[type=file]{padding:.5rem;background:#f6f8fa}
 textarea{min-height:6rem}
+label,legend,.hint,.error,.message{overflow-wrap:anywhere}
+.hint{color:#59636e;font-size:.9rem;margin:0}
 .error{color:#cf222e;font-size:.9rem;margin:0}
-.req{color:#cf222e}`;
+.req{color:#cf222e}
+.html{overflow-wrap:anywhere;overflow-x:auto}
+.html img{max-width:100%;height:auto}
+.html pre{overflow-x:auto}
+.sending{font-weight:600;margin:0}
+.sending progress{display:block;width:100%;margin-top:.4rem}
+button:disabled{opacity:.6;cursor:progress}`;
 
 export function page(title: string, body: string): string {
 	return `<!DOCTYPE html>
