@@ -4,6 +4,7 @@ import { sleep, type INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow, type RunOptions } from './helpers/n8n';
 import { startProxy } from './helpers/proxy';
+import { packageRoot } from './helpers/package-root';
 import { TOKEN, useSimulator } from './helpers/simulator';
 
 const DAY_MS = 86_400_000;
@@ -536,5 +537,25 @@ describe('SMS → Get Delivery Status over HTTPS with a self-signed certificate'
 		});
 		expect(result.error?.message).toMatch(/^The SMS list could not be read: .*certificate/);
 		expect(ctx.sim.requests).toEqual([]);
+	});
+});
+
+describe('the lookup of sent messages, given none', () => {
+	test('findSentMessages([]) answers an empty list and reads nothing', async () => {
+		// The built module, as n8n loads the package (dist/).
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { findSentMessages } = require(
+			`${packageRoot()}/dist/nodes/shared/lists/sentMessages`,
+		) as typeof import('../nodes/shared/lists/sentMessages');
+		const asked: unknown[] = [];
+		const found = await findSentMessages([], {
+			readPage: async (query) => {
+				asked.push(query);
+				return { content: [] };
+			},
+			repeated: () => new Error('repeated'),
+		});
+		expect(found).toEqual([]);
+		expect(asked).toEqual([]);
 	});
 });

@@ -56,6 +56,46 @@ describe("n8n's Retry On Fail", () => {
 		expect(sentRefs()).toEqual(orders(0, 30));
 	});
 
+	test('three tries, the Message changing once between the first and the second: no output shows a text the API did not take', async () => {
+		// The clock moves a minute on while the first try's second request is refused: the second
+		// and third tries read the Message at the same later minute.
+		let now = Date.parse('2026-11-28T09:30:10Z');
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+		try {
+			ctx.sim.inject({ host: 'send', status: 402, skip: 1, beforeAnswer: () => (now += 60_000) });
+			ctx.sim.inject({ host: 'send', status: 402, skip: 2 });
+			const result = await runWorkflow({
+				parameters: {
+					...send({ batchSize: 100, parallelRequests: 1 }),
+					message: "=Order {{ $json.order }} at {{ $now.toUTC().toFormat('HH:mm') }}",
+				},
+				items: customers(300),
+				credentials: ctx.credentials,
+				retryOnFail,
+			});
+			expect(result.error).toBeUndefined();
+			expect(sendRequests().map((r) => r.status)).toEqual([202, 402, 202, 402, 202]);
+			const took = new Map<string, string>(
+				ctx.sim.sentEnvelopes.map((e: { thirdPartyRef: string; message: string }) => [
+					e.thirdPartyRef,
+					e.message,
+				]),
+			);
+			expect(took.size).toBe(300);
+			// Each output shows the text the API took, or none (with a note saying why).
+			const wrong = result.items.filter(
+				(item) =>
+					item.json.message !== undefined &&
+					item.json.message !== took.get(String(item.json.thirdPartyRef)),
+			);
+			expect(wrong).toEqual([]);
+			expect(result.items.slice(0, 100).every((item) => item.json.note !== undefined)).toBe(true);
+			expect(result.items.slice(100).every((item) => item.json.message !== undefined)).toBe(true);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
 	test('300 items, the 2nd request refused once: 300 envelopes accepted, none twice', async () => {
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({

@@ -1,7 +1,12 @@
 // SMS Messaging Trigger against a model: random histories of messages sent, moving between
 // statuses, listed late, while polls read through n8n-core's poll machinery in each of n8n's three
 // poll modes (test/helpers/poll.ts), against an API with and without page totals.
-import { activateTrigger, type ActiveTrigger, type PollMode, type PollOutcome } from './helpers/poll';
+import {
+	activateTrigger,
+	type ActiveTrigger,
+	type PollMode,
+	type PollOutcome,
+} from './helpers/poll';
 import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 0 });
@@ -113,15 +118,16 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 	/** Messages the lists leave out for now, each with the round it is listed again at. */
 	const unlisted = new Map<number, number>();
 	let round = 0;
-	const change = () => model.change(random, pick, () => {
-		const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
-		const { id } = message(status, now() + MINUTE_MS);
-		if (late && random() < 0.4) {
-			ctx.sim.setListed(id, false);
-			unlisted.set(id, round + 1 + Math.floor(random() * late));
-		}
-		return { id, status };
-	});
+	const change = () =>
+		model.change(random, pick, () => {
+			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
+			const { id } = message(status, now() + MINUTE_MS);
+			if (late && random() < 0.4) {
+				ctx.sim.setListed(id, false);
+				unlisted.set(id, round + 1 + Math.floor(random() * late));
+			}
+			return { id, status };
+		});
 	for (; round < 30; round++) {
 		for (const [id, when] of unlisted) {
 			if (when > round) continue;
@@ -137,16 +143,32 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 		emitted.push(...emittedPairs(outcome));
 		if (process.env.HISTORY_DEBUG) {
 			const watchIds = process.env.HISTORY_DEBUG.split(',').map(Number);
-			const state = (id: number) => `${id}:${ctx.sim.sms.find((m) => m.id === id)?.status}${unlisted.has(id) ? '(unlisted)' : ''}`;
-			console.log(round, clean ? 'clean' : 'fault', emittedPairs(outcome).join(' '), outcome.error?.message ?? '', watchIds.map(state).join(' '),
-				ctx.sim.requests.filter((r) => r.path === '/sms').map((r) => `${r.query.status ?? '*'}:${r.query.page}:${r.query.records}${r.query.sort ? 'asc' : ''}`).join(' '),
-				JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']));
+			const state = (id: number) =>
+				`${id}:${ctx.sim.sms.find((m) => m.id === id)?.status}${unlisted.has(id) ? '(unlisted)' : ''}`;
+			console.log(
+				round,
+				clean ? 'clean' : 'fault',
+				emittedPairs(outcome).join(' '),
+				outcome.error?.message ?? '',
+				watchIds.map(state).join(' '),
+				ctx.sim.requests
+					.filter((r) => r.path === '/sms')
+					.map(
+						(r) =>
+							`${r.query.status ?? '*'}:${r.query.page}:${r.query.records}${r.query.sort ? 'asc' : ''}`,
+					)
+					.join(' '),
+				JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']),
+			);
 			ctx.sim.requests = [];
 		}
 		ctx.sim.faults = [];
 		if (clean) {
-			const missed = model.due(unlisted).filter((pair) => !model.mayWait(pair) && !emitted.includes(pair));
-			if (missed.length) problems.push(`after the clean poll of round ${round}: ${missed.join(' ')} not emitted`);
+			const missed = model
+				.due(unlisted)
+				.filter((pair) => !model.mayWait(pair) && !emitted.includes(pair));
+			if (missed.length)
+				problems.push(`after the clean poll of round ${round}: ${missed.join(' ')} not emitted`);
 		}
 		if (round % 13 === 12) {
 			// n8n restarts: the same workflow, its static data as n8n saved it.
@@ -171,7 +193,12 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 	emitted.push(...emittedPairs(await at(now(), () => trigger.poll())));
 	minutes += 1;
 	emitted.push(...emittedPairs(await at(now(), () => trigger.poll())));
-	if (process.env.HISTORY_DEBUG) console.log('end', emitted.slice(-10).join(' '), JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']));
+	if (process.env.HISTORY_DEBUG)
+		console.log(
+			'end',
+			emitted.slice(-10).join(' '),
+			JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']),
+		);
 	problems.push(...model.check(emitted, unlisted));
 	return { problems, gained: model.gainedWatched() };
 }
@@ -194,7 +221,13 @@ function injectFaults(random: () => number, change: () => void): boolean {
 	} else if (roll < 0.55) {
 		ctx.sim.inject({ path: '/sms', skip, status: 500 });
 	} else if (roll < 0.6) {
-		ctx.sim.inject({ path: '/sms', skip, status: 503, retryAfter: 0, beforeAnswer: () => change() });
+		ctx.sim.inject({
+			path: '/sms',
+			skip,
+			status: 503,
+			retryAfter: 0,
+			beforeAnswer: () => change(),
+		});
 	}
 	return ctx.sim.faults.length === 0;
 }
@@ -252,7 +285,8 @@ class Model {
 		} else if (roll < 0.95) {
 			// Most changes are recent messages being delivered.
 			const inFlight = inStatus('SENT').slice(-40);
-			if (inFlight.length) this.setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+			if (inFlight.length)
+				this.setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
 		} else if (roll < 0.98) {
 			const delivered = inStatus('DELIVERED');
 			if (delivered.length) this.setStatus(pick(delivered).id, 'FAILED');
@@ -305,7 +339,8 @@ class Model {
 		const problems: string[] = [];
 		const counts = new Map<string, number>();
 		for (const pair of emitted) counts.set(pair, (counts.get(pair) ?? 0) + 1);
-		for (const [pair, count] of counts) if (count > 1) problems.push(`${pair} emitted ${count} times`);
+		for (const [pair, count] of counts)
+			if (count > 1) problems.push(`${pair} emitted ${count} times`);
 		for (const pair of emitted) {
 			if (this.undecided(pair) && this.statuses.includes(pair.split(':')[1])) continue;
 			if (!this.gained.has(pair) || !this.statuses.includes(pair.split(':')[1])) {
@@ -322,18 +357,28 @@ class Model {
 /** Each history as a test: no problem against the model, and more than 5 watched statuses reached. */
 function describeHistories(title: string, list: History[]) {
 	describe(`SMS Messaging Trigger: ${title}`, () => {
-		test.each(list)('seed $seed, watching $statuses, n8n polling in $mode mode', async (history) => {
-			const { problems, gained } = await runHistory(history);
-			expect(problems).toEqual([]);
-			expect(gained).toBeGreaterThan(5);
-		}, 60_000);
+		test.each(list)(
+			'seed $seed, watching $statuses, n8n polling in $mode mode',
+			async (history) => {
+				const { problems, gained } = await runHistory(history);
+				expect(problems).toEqual([]);
+				expect(gained).toBeGreaterThan(5);
+			},
+			60_000,
+		);
 	});
 }
 
 describeHistories('random histories against a model', histories(1));
 describeHistories('random histories with messages listed late', histories(101, { late: 2 }));
-describeHistories('random histories with messages listed up to two hours late', histories(301, { late: 40 }));
-describeHistories('random histories against an API whose pages give no totals', histories(501, { noTotals: true }));
+describeHistories(
+	'random histories with messages listed up to two hours late',
+	histories(301, { late: 40 }),
+);
+describeHistories(
+	'random histories against an API whose pages give no totals',
+	histories(501, { noTotals: true }),
+);
 describeHistories(
 	'random histories without totals, messages listed late',
 	histories(701, { noTotals: true, late: 40 }),

@@ -4,8 +4,10 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { activateTrigger, POLL_MODES, type PollOutcome } from './helpers/poll';
+import { startTestsAwayFromSlots } from './helpers/clock';
 import { useSimulator } from './helpers/simulator';
 
+startTestsAwayFromSlots();
 const ctx = useSimulator({ smsRecords: 0 });
 
 const MINUTE_MS = 60_000;

@@ -4,10 +4,12 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runWorkflow } from './helpers/n8n';
 import { activateTrigger, TRIGGER_TYPE } from './helpers/poll';
+import { startTestsAwayFromSlots } from './helpers/clock';
 import { TOKEN, useSimulator } from './helpers/simulator';
 import { Simulator } from './simulator/simulator';
 
 // The seeded messages were sent in October and November 2026, before any window used here.
+startTestsAwayFromSlots();
 const ctx = useSimulator({ smsRecords: 20 });
 
 const DAY_MS = 86_400_000;

@@ -92,8 +92,14 @@ function triggerNode(parameters: INode['parameters']): INode {
 	).description;
 	// n8n stores a node's parameters with their defaults filled in (Poll Times among them).
 	node.parameters =
-		NodeHelpers.getNodeParameters(description.properties, parameters, true, false, node, description) ??
-		{};
+		NodeHelpers.getNodeParameters(
+			description.properties,
+			parameters,
+			true,
+			false,
+			node,
+			description,
+		) ?? {};
 	return node;
 }
 

@@ -320,11 +320,11 @@ export async function findSentMessages(
 	wanted: SentMessage[],
 	{ readPage, parallel, repeated }: FindOptions,
 ): Promise<Array<IDataObject | undefined>> {
+	if (wanted.length === 0) return [];
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
 	const reading = new SmsListReading(oldest, byNumberAndText(wanted));
-	if (wanted.length === 0) return matchSentMessages(wanted, reading.records);
 	const pages =
 		(query?: string): PageRead =>
 		async ({ page, size }) =>

@@ -34,22 +34,23 @@ const EARLIER_UNKNOWN_HINT =
 
 /**
  * What earlier tries of this run sent, or may have sent, enters `outcomes` and is not sent again;
- * gives the envelopes still to send and those an earlier try sent.
+ * gives the envelopes still to send, and those an earlier try sent with what the ledger kept of
+ * them (carried to the next try as it is: never recomputed from a later try's text).
  */
 function skipWhatEarlierTriesSent(
 	this: IExecuteFunctions,
 	envelopes: Envelope[],
 	outcomes: Map<Envelope, EnvelopeOutcome>,
-): { toSend: Envelope[]; sentEarlier: Envelope[] } {
+): { toSend: Envelope[]; sentEarlier: Map<Envelope, LedgerEntry> } {
 	const ledger = readLedger(this);
-	const sentEarlier: Envelope[] = [];
+	const sentEarlier = new Map<Envelope, LedgerEntry>();
 	const toSend: Envelope[] = [];
 	for (const envelope of envelopes) {
 		const earlier = ledger.get(envelope.itemIndex);
 		if (earlier?.key !== ledgerKey(envelope)) {
 			toSend.push(envelope);
 		} else if (earlier.outcome === 'sent') {
-			sentEarlier.push(envelope);
+			sentEarlier.set(envelope, earlier);
 			const json = sentEarlierJson(envelope, earlier.sent) as JsonObject;
 			const item = { json, pairedItem: { item: envelope.itemIndex } };
 			outcomes.set(envelope, { outcome: 'sent', item });
@@ -73,12 +74,22 @@ function skipWhatEarlierTriesSent(
 const notAllSent = (outcomes: Map<Envelope, EnvelopeOutcome>, envelopes: number) =>
 	outcomes.size < envelopes || [...outcomes.values()].some(({ outcome }) => outcome !== 'sent');
 
-/** What a try keeps for the next try of its run, when one may come: what went out, or may have. */
-function keepForNextTry(this: IExecuteFunctions, outcomes: Map<Envelope, EnvelopeOutcome>): void {
+/**
+ * What a try keeps for the next try of its run, when one may come: what went out, or may have; a
+ * message an earlier try sent, as that try's ledger kept it.
+ */
+function keepForNextTry(
+	this: IExecuteFunctions,
+	outcomes: Map<Envelope, EnvelopeOutcome>,
+	sentEarlier: Map<Envelope, LedgerEntry>,
+): void {
 	const kept = new Map<number, LedgerEntry>();
 	for (const [envelope, entry] of outcomes) {
 		const key = ledgerKey(envelope);
-		if (entry.outcome === 'sent') {
+		const earlier = sentEarlier.get(envelope);
+		if (earlier) {
+			kept.set(envelope.itemIndex, earlier);
+		} else if (entry.outcome === 'sent') {
 			const sent = sentFacts(entry.item.json, envelope.envelope.message);
 			kept.set(envelope.itemIndex, { key, outcome: 'sent', sent });
 		} else if (entry.outcome === 'unknown') {
@@ -131,7 +142,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 	try {
 		const reports = await sendEnvelopes.call(this, plan, batches, outcomes);
 		if (notAllSent(outcomes, envelopes.length) && !continueOnFail) {
-			throw runError(node, reports, outcomes, sentEarlier, batches.length);
+			throw runError(node, reports, outcomes, [...sentEarlier.keys()], batches.length);
 		}
 		for (const [envelope, entry] of outcomes) {
 			if (entry.outcome === 'sent') place(entry.item);
@@ -142,7 +153,7 @@ export async function send(this: IExecuteFunctions): Promise<INodeExecutionData[
 		}
 		nextTryMayCome = node.retryOnFail === true && results[0]?.json.error !== undefined;
 	} finally {
-		if (nextTryMayCome) keepForNextTry.call(this, outcomes);
+		if (nextTryMayCome) keepForNextTry.call(this, outcomes, sentEarlier);
 		else writeLedger(this, new Map());
 	}
 	return [results];

@@ -46,7 +46,8 @@ interface SentFacts {
 /**
  * How an entry is stored: a sent message as an array, [key, id, sentAt, textHash] when the SMS
  * list gave it, [key, id, sentAt, credits, balance, textHash] when Send's answer did (and the same
- * without textHash, as builds before it stored them).
+ * without textHash, as builds before it stored them). `sentAt` in seconds (builds before stored
+ * milliseconds: a number above 1e11 is read as those).
  */
 type Stored =
 	| [string, unknown, number]
@@ -59,7 +60,8 @@ type Stored =
 
 function toStored(entry: LedgerEntry): Stored {
 	if (entry.outcome === 'unknown') return entry;
-	const { id, sentAt, found, credits, balance, textHash = '' } = entry.sent;
+	const { id, found, credits, balance, textHash = '' } = entry.sent;
+	const sentAt = Math.round(entry.sent.sentAt / 1000);
 	return found
 		? [entry.key, id, sentAt, textHash]
 		: [entry.key, id, sentAt, credits ?? null, balance ?? null, textHash];
@@ -72,7 +74,8 @@ function fromStored(value: Stored): LedgerEntry {
 		const text = typeof json.message === 'string' ? json.message : undefined;
 		return { key: value.key, outcome: 'sent', sent: sentFacts(json, text) };
 	}
-	const [key, id, sentAt] = value;
+	const [key, id, stored] = value;
+	const sentAt = stored > 1e11 ? stored : stored * 1000;
 	const found = value.length <= 4;
 	const [credits, balance] = found ? [] : [value[3], value[4]];
 	const textHash = value[found ? 3 : 5];
@@ -90,7 +93,7 @@ function fromStored(value: Stored): LedgerEntry {
 }
 
 /** A short hash of a text: enough to tell whether a later try's text is the one that went out. */
-const textHash = (text: string) => createHash('sha256').update(text).digest('base64').slice(0, 6);
+const textHash = (text: string) => createHash('sha256').update(text).digest('base64').slice(0, 5);
 
 /** What the ledger keeps of a sent message's output item; `text`: the text that went out. */
 export function sentFacts(json: IDataObject, text: string | undefined): SentFacts {
@@ -114,7 +117,9 @@ const OTHER_TEXT_NOTE =
  */
 export function sentEarlierJson({ senderId, envelope }: Envelope, facts: SentFacts): IDataObject {
 	const found = facts.found;
-	const sameText = facts.textHash === undefined || facts.textHash === textHash(envelope.message);
+	// Builds before kept 6 characters of the hash: their first 5 are this one.
+	const sameText =
+		facts.textHash === undefined || facts.textHash.slice(0, 5) === textHash(envelope.message);
 	return {
 		id: facts.id as IDataObject[string],
 		senderId,
