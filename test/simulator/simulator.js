@@ -263,6 +263,8 @@ class Simulator {
 		this.revision = 0;
 		this.omitTotals = false;
 		this.unlisted = new Set();
+		/** @type {Map<number, number>} messages `listLate` holds back: answers still to wait */
+		this.lateListings = new Map();
 		this.arrivals = { sms: 0, contacts: 0 };
 		// Which sent messages fail: the same ones after every reset.
 		this.deliveryRandom = seededRandom(7);
@@ -379,7 +381,33 @@ class Simulator {
 	/** A list's answer, once made: then the records `arriveDuringReads` adds before the next one. */
 	answered(list, answer) {
 		this.addArrivals(list);
+		if (list === 'sms') this.listLateOnes();
 		return answer;
+	}
+
+	/**
+	 * Leaves a message that is in the SMS list out of it until `afterAnswers` more SMS list
+	 * requests have been answered, then lists it where it belongs (by its id and sentAt): a
+	 * record listed late in the middle of the list, as a lagging replica or a commit that lands
+	 * after newer ones' makes it. reset() forgets it.
+	 * @param {number} id
+	 * @param {number} [afterAnswers]
+	 */
+	listLate(id, afterAnswers = 1) {
+		this.setListed(id, false);
+		this.lateListings.set(id, afterAnswers);
+	}
+
+	/** Counts down the messages `listLate` holds back, and lists those whose time has come. */
+	listLateOnes() {
+		for (const [id, left] of this.lateListings) {
+			if (left > 1) {
+				this.lateListings.set(id, left - 1);
+				continue;
+			}
+			this.lateListings.delete(id);
+			this.setListed(id, true);
+		}
 	}
 
 	/** The records `arriveDuringReads` adds after each request to `list`. */

@@ -23,14 +23,16 @@ import type { JsonObject } from 'n8n-workflow';
 //   has already taken (by id): an API, or a cache in front of it, that ignores the page asked
 //   for would otherwise keep a walk going for ever.
 // - `arrivals` ('first' or 'last'): where records that arrive while the list is read land in its
-//   order ('first': newest first, as the SMS list by default and the contact list). With it, and a
-//   first page that gives `totalElements`, a reading is a snapshot of the list when it began: each
-//   record that existed then is given to `take` once, in the list's order, and records that arrive
-//   meanwhile are left out. Each page is placed by its own `totalElements` (on a 'first' list the
-//   records read move down a place for each arrival), the next page is the one that holds the
-//   next record not yet given, allowing for as many arrivals as the last request saw, and the
-//   reading ends when every record of the snapshot was given, whatever the rate of arrivals. Pages
-//   with nothing new count towards `repeated` only when the list did not grow.
+//   order ('first': newest first, as the SMS list by default and the contact list). Each record
+//   that was listed when the reading began is given to `take` once, in the list's order, and the
+//   reading ends, whatever the rate of arrivals:
+//   - 'first' (FollowingReading): with or without totals, nothing is inferred from a count (a
+//     record listed late anywhere raises it as an arrival would). Each page is asked to start just
+//     before the record given last, where the pages so far put it, and the records after it are
+//     the next ones (see FollowingReading).
+//   - 'last', with `totalElements` on the first page (snapshot): the reading ends when as many
+//     records as the first page counted were given; pages with nothing new count towards
+//     `repeated` only when the count did not change. Without totals: page by page.
 
 interface PageMetadata {
 	last?: unknown;
@@ -153,9 +155,9 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): Reading {
 
 /**
  * Where the records not given yet begin on a page of a snapshot reading: after the last record it
- * has given already (records only move down on a 'first' list, and arrivals on a 'last' list come
- * after the snapshot's records), or, on a page with none of them, where the page's place in the
- * snapshot (`start`, from the totals) puts the next record. Undefined when the page lies past it.
+ * has given already (arrivals on a 'last' list come after the snapshot's records), or, on a page
+ * with none of them, where the page's place in the snapshot (`start`) puts the next record.
+ * Undefined when the page lies past it.
  */
 function firstNewRecordAt(known: boolean[], start: number, given: number): number | undefined {
 	const anchor = known.lastIndexOf(true);
@@ -164,13 +166,12 @@ function firstNewRecordAt(known: boolean[], start: number, given: number): numbe
 }
 
 /**
- * The snapshot reading (`arrivals`, see the top of this file). `total`: the records of the list
- * when it began; `span`: how many records a page holds, as the server serves them.
+ * The snapshot reading of a list whose new records land last (`arrivals: 'last'`, see the top of
+ * this file). `total`: the records of the list when it began; `span`: how many records a page
+ * holds, as the server serves them.
  */
 function snapshot(total: number, span: number, take: PageTake, options: WalkOptions): Reading {
 	let given = 0;
-	let growth = 0;
-	let rate = 0;
 	let lastTotal = total;
 	let repeats = 0;
 	const keys = new Set<string>();
@@ -179,16 +180,10 @@ function snapshot(total: number, span: number, take: PageTake, options: WalkOpti
 			const now = count(pageMetadata(data).totalElements) ?? lastTotal;
 			const grew = now !== lastTotal;
 			lastTotal = now;
-			if (options.arrivals === 'first') {
-				rate = Math.max(0, now - total - growth);
-				growth = Math.max(0, now - total);
-			}
 			const content = data.content as unknown[];
-			// The page's place in the snapshot: on a 'first' list, arrivals stand above it.
-			const start = (at.page - 1) * span - growth;
 			const from = firstNewRecordAt(
 				content.map((record) => keys.has(recordKey(record))),
-				start,
+				(at.page - 1) * span,
 				given,
 			);
 			const newRecords: unknown[] = [];
@@ -205,15 +200,227 @@ function snapshot(total: number, span: number, take: PageTake, options: WalkOpti
 			const last = given >= total || (from !== undefined && isLastPage(data, at, reached));
 			return take({ ...data, content: newRecords } as JsonObject, { ...at, last }) || last;
 		},
-		// The page that holds the next record, allowing for as many arrivals as the last request saw.
-		following: ({ size }) => ({ page: Math.floor((given + growth + rate) / span) + 1, size }),
+		following: ({ size }) => ({ page: Math.floor(given / span) + 1, size }),
 		moved: () => lastTotal !== total,
 	};
 }
 
-/** How a walk reads, from its first page: a snapshot where it can be one, else page by page. */
+/** The smallest page a following reading asks for when it goes on from a place in the list. */
+const MIN_PAGE_SIZE = 50;
+
+/**
+ * The page that starts at or before `from` and reaches furthest, at a size from MIN_PAGE_SIZE (or
+ * `size` when smaller) to `size`: pages are numbered by the size asked for, so a reading that goes
+ * on from any place still reads at least half a page more.
+ */
+function pageFrom(from: number, size: number): PageAt {
+	let best = { page: 1, size, reach: size };
+	for (let pageSize = size; pageSize >= Math.min(MIN_PAGE_SIZE, size); pageSize--) {
+		const page = Math.floor(from / pageSize) + 1;
+		if (page * pageSize > best.reach) best = { page, size: pageSize, reach: page * pageSize };
+	}
+	return { page: best.page, size: best.size };
+}
+
+/** Records a reading that lost its place asks again, back from where it was (doubled each time). */
+const BACK_OFF = 25;
+
+/** A record's id as a number, when it has one. */
+function numericId(record: unknown): number | undefined {
+	const id = Number((record as JsonObject | null)?.id);
+	return Number.isFinite(id) ? id : undefined;
+}
+
+/** Pages in a row that give no record and place none that end a following reading. */
+const IDLE = 24;
+
+/**
+ * The reading of a list whose new records land first (`arrivals: 'first'`: newest first, as the
+ * SMS list by id or sentAt descending and the contact list): each record of the list as it was at
+ * the first page given once, in its order, however many arrive per request, with records listed
+ * late meanwhile, with or without totals. Nothing is inferred from a count: a page is asked to
+ * start at the record given last (where the last pages put it: its place, and the arrivals per
+ * request that the totals or its moves showed), and the records on it after the first one given
+ * before are the next ones (one listed late among them too). A page that holds none given before
+ * lies among the arrivals (every id newer than those given: the next is asked past it, by the ids
+ * between) or past the records given (asked again from further back, doubling). Pages follow
+ * each other without overlap only where nothing can have moved: the count as the first page gave
+ * it and no record moved (pages read ahead by number, `parallel`), a server that serves fewer
+ * records than asked at the end of its page, a short page that says it is not the last.
+ */
+class FollowingReading implements Reading {
+	/** Each record given, by key: its rank in the order given. */
+	private readonly rank = new Map<string, number>();
+	private newestId = -Infinity;
+	private requests = 0;
+	/** Where the record given last stood, as the page of which request showed it. */
+	private anchor = { at: -1, request: 0 };
+	/** Records that arrive above it per request, by the totals or by its moves. */
+	private rate = 0;
+	private lastTotal: number | undefined;
+	/** Whether any record was seen to move since the first page. */
+	private hasMoved = false;
+	/** Records back from the estimate the next page starts (doubling while pages miss). */
+	private backOff = 0;
+	/** Where a page asked without overlap starts: it continues the record given last. */
+	private adjoiningAt: number | undefined;
+	private idle = 0;
+	private firstSignature = '';
+	private repeats = 0;
+	/** Records per page as the server numbers them: fewer than asked when it caps its pages. */
+	private span: number;
+
+	constructor(
+		private readonly take: PageTake,
+		private readonly options: WalkOptions,
+		private readonly firstTotal?: number,
+	) {
+		this.span = options.size;
+		this.lastTotal = firstTotal;
+	}
+
+	taken(data: JsonObject, at: PageAt): boolean {
+		const { size } = this.options;
+		this.requests++;
+		const content = data.content as unknown[];
+		if (at.page === 1 && this.requests === 1 && content.length > 0 && content.length < size) {
+			if (!isLastPage(data, at, content.length)) this.span = content.length;
+		}
+		const start = (at.page - 1) * (this.span < size ? this.span : at.size);
+		const total = count(pageMetadata(data).totalElements);
+		if (total !== undefined && this.lastTotal !== undefined) {
+			this.rate = Math.max(0, total - this.lastTotal);
+		}
+		this.lastTotal = total ?? this.lastTotal;
+		const ranks = content.map((record) => this.rank.get(recordKey(record)));
+		let lastGiven = ranks.length - 1;
+		while (lastGiven >= 0 && ranks[lastGiven] === undefined) lastGiven--;
+		const adjoining = lastGiven < 0 && this.adjoins(start, total);
+		this.adjoiningAt = undefined;
+		if (lastGiven < 0 && !adjoining) return this.placed(content, start, at);
+		if (lastGiven >= 0)
+			this.anchorAt(start + lastGiven + (this.rank.size - 1 - ranks[lastGiven]!), total);
+		const firstGiven = lastGiven < 0 ? -1 : ranks.findIndex((key) => key !== undefined);
+		const taking = this.given(content, firstGiven, start);
+		this.backOff = 0;
+		this.checkProgress(content, start, taking.length, at);
+		const last =
+			this.rank.size >= (this.options.records ?? Infinity) ||
+			isLastPage(data, at, start + content.length);
+		// A short page that says it is not the last: the page after it, as the API numbers it.
+		if (!last && content.length < at.size && this.span === size) this.adjoiningAt = start + at.size;
+		return this.take({ ...data, content: taking } as JsonObject, { ...at, last }) || last;
+	}
+
+	/** Whether a page with no record given before continues the record given last. */
+	private adjoins(start: number, total: number | undefined): boolean {
+		const steady = this.firstTotal !== undefined && total === this.firstTotal && !this.hasMoved;
+		return (
+			start === this.adjoiningAt || (steady && start === this.anchor.at + 1) || this.requests === 1
+		);
+	}
+
+	/**
+	 * A page that holds no record given before and does not continue them: among the arrivals
+	 * (every id newer than those given: the records given stand below it, past the arrivals whose
+	 * ids lie between, when ids count up one by one), or past the records given (missed).
+	 */
+	private placed(content: unknown[], start: number, at: PageAt): false {
+		const ids = content.map(numericId);
+		if (content.length === 0 || !ids.every((id) => id !== undefined && id > this.newestId)) {
+			this.backOff = Math.max(BACK_OFF, this.backOff * 2);
+			this.hasMoved = true;
+			if (++this.idle >= IDLE) throw this.options.repeated(at);
+			return false;
+		}
+		const between = Math.max(0, Math.min(...(ids as number[])) - this.newestId - 1);
+		this.anchor = {
+			at: start + content.length + between + this.rank.size - 1,
+			request: this.requests,
+		};
+		this.hasMoved = true;
+		this.backOff = 0;
+		return false;
+	}
+
+	/** Where the record given last stands now; without totals, its moves tell the rate. */
+	private anchorAt(place: number, total: number | undefined): void {
+		if (place !== this.anchor.at) this.hasMoved = true;
+		if (total === undefined && this.requests > this.anchor.request) {
+			const moves = (place - this.anchor.at) / (this.requests - this.anchor.request);
+			this.rate = Math.max(0, Math.round(moves));
+		}
+		this.anchor = { at: place, request: this.requests };
+	}
+
+	/** The records of the page after the first one given before, not given yet, up to `records`. */
+	private given(content: unknown[], firstGiven: number, start: number): unknown[] {
+		const fresh = content
+			.slice(firstGiven + 1)
+			.filter((record) => !this.rank.has(recordKey(record)));
+		const taking = fresh.slice(0, Math.max(0, (this.options.records ?? Infinity) - this.rank.size));
+		for (const record of taking) {
+			this.rank.set(recordKey(record), this.rank.size);
+			this.newestId = Math.max(this.newestId, numericId(record) ?? -Infinity);
+		}
+		if (taking.length > 0) {
+			const lastTaken = content.lastIndexOf(taking[taking.length - 1]);
+			this.anchor = { at: start + lastTaken, request: this.requests };
+		}
+		return taking;
+	}
+
+	/**
+	 * Ends the walk with `repeated` on a page past the first that holds just the first page while
+	 * the count did not grow (an API that ignores the page asked for: arrivals would grow it), or
+	 * after IDLE pages in a row that gave nothing.
+	 */
+	private checkProgress(content: unknown[], start: number, taken: number, at: PageAt): void {
+		const signature = content.map(recordKey).join();
+		if (this.requests === 1) this.firstSignature = signature;
+		const same = start > 0 && signature === this.firstSignature && this.rate === 0;
+		this.repeats = same ? this.repeats + 1 : 0;
+		if (this.repeats >= REPEATS) throw this.options.repeated(at);
+		this.idle = taken > 0 ? 0 : this.idle + 1;
+		if (this.idle >= IDLE) throw this.options.repeated(at);
+	}
+
+	following({ page, size: asked }: PageAt): PageAt {
+		const { size } = this.options;
+		if (this.adjoiningAt !== undefined) return { page: page + 1, size: asked };
+		const at = this.anchor.at + this.rate * (this.requests + 1 - this.anchor.request);
+		const from = Math.max(0, at - 1 - this.backOff);
+		// A server that caps its pages numbers them by its own size: the page that holds the
+		// record given last, or the next one when it ends there.
+		if (this.span < size) {
+			const { span } = this;
+			const place = from + 1;
+			if ((place + 1) % span !== 0) return { page: Math.floor(place / span) + 1, size };
+			this.adjoiningAt = place + 1;
+			return { page: (place + 1) / span + 1, size };
+		}
+		// While nothing moved, pages of the full size follow each other.
+		if (!this.moved() && this.backOff === 0 && (at + 1) % size === 0) {
+			this.adjoiningAt = at + 1;
+			return { page: (at + 1) / size + 1, size };
+		}
+		return pageFrom(from, size);
+	}
+
+	moved(): boolean {
+		return this.firstTotal === undefined || this.lastTotal !== this.firstTotal || this.hasMoved;
+	}
+}
+
+/**
+ * How a walk reads, from its first page: following the list where new records land first (the
+ * default orders); a snapshot by the first page's total where they land last; else page by page.
+ */
 function readingOf(first: JsonObject, take: PageTake, options: WalkOptions): Reading {
 	const total = count(pageMetadata(first).totalElements);
+	if (options.arrivals === 'first' && !options.next) {
+		return new FollowingReading(take, options, total);
+	}
 	if (options.arrivals === undefined || options.next || total === undefined) {
 		return pageByPage(take, options);
 	}

@@ -1,0 +1,88 @@
+// Records listed late in the middle of the SMS list, pages without totals and records arriving at
+// the top while it is read (issue 57), through n8n's engine against the simulator: every reader of
+// the list (Get Many, Get Delivery Status, Send's lookup after a timeout) gives each record that
+// was there once, and ends. A record the API lists only after the first page was read (a lagging
+// replica: a lower id, an older sentAt) is among them; it raises the count as an arrival would,
+// so nothing is inferred from the count.
+import { runWorkflow } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 250 });
+
+const ids = (items: Array<{ json: Record<string, unknown> }>) => items.map((item) => item.json.id);
+/** The ids 250 down to 1: the seeded messages, newest first. */
+const seeded = Array.from({ length: 250 }, (_, k) => 250 - k);
+const getMany = { resource: 'sms', operation: 'getAll', returnAll: true };
+
+describe.each([
+	['with totals', false],
+	['without totalElements and totalPages', true],
+])('pages %s', (_, omitTotals) => {
+	describe.each([0, 30, 100, 150])('%i messages arriving per request', (perRequest) => {
+		beforeEach(() => {
+			ctx.sim.omitTotals = omitTotals;
+			ctx.sim.arriveDuringReads('sms', perRequest);
+		});
+
+		test('Get Many (Return All): message 150, listed only after the first page, comes out once in its place', async () => {
+			ctx.sim.listLate(150, 1);
+			const result = await runWorkflow({ parameters: getMany, credentials: ctx.credentials });
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(seeded);
+		});
+
+		test('Get Many (Return All): message 20, listed only after the second page, comes out once in its place', async () => {
+			ctx.sim.listLate(20, 2);
+			const result = await runWorkflow({ parameters: getMany, credentials: ctx.credentials });
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(seeded);
+		});
+
+		test('Get Many with a Limit of 200: the newest 200 when the reading began, message 150 among them', async () => {
+			ctx.sim.listLate(150, 1);
+			const result = await runWorkflow({
+				parameters: { ...getMany, returnAll: false, limit: 200 },
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(seeded.slice(0, 200));
+		});
+
+		test('Get Delivery Status of 300 messages just sent, the 150th listed only after the first page: each item its own record', async () => {
+			ctx.sim.arriveDuringReads('sms', 0);
+			const sent = await runWorkflow({
+				parameters: send(),
+				items: customers(300),
+				credentials: ctx.credentials,
+			});
+			expect(sent.error).toBeUndefined();
+			ctx.sim.arriveDuringReads('sms', perRequest);
+			ctx.sim.listLate(sent.items[149].json.id as number, 1);
+			const result = await runWorkflow({
+				parameters: { resource: 'sms', operation: 'getStatus' },
+				items: sent.items.map((item) => item.json),
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(ids(sent.items));
+		});
+
+		test("Send's lookup after a timeout, the 10th of 100 messages (one request) listed only after the first page: each message proven, none sent twice", async () => {
+			ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+			// The seeded messages are 1 to 250: the 10th message this Send sends is 260.
+			ctx.sim.listLate(260, 1);
+			const result = await runWorkflow({
+				parameters: send({ timeout: 500 }),
+				items: customers(100),
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items.map((item) => item.json.foundInSmsList)).toEqual(
+				Array.from({ length: 100 }, () => true),
+			);
+			expect(ids(result.items)).toEqual(Array.from({ length: 100 }, (_, k) => 251 + k));
+			expect(ctx.sim.sentEnvelopes).toHaveLength(100);
+		});
+	});
+});
