@@ -305,7 +305,7 @@ describe('SMS Messaging Approval: a send that is not provably sent fails the nod
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
 		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 		const result = await waitingRun();
-		expect(result.error?.message).toMatch(/^Delivery unknown/);
+		expect(result.error?.message).toMatch(/^May have been sent/);
 		expect(result.error?.description).toContain('May have been sent');
 		expect(result.run.waitTill).toBeUndefined();
 		expect(sendRequests()).toHaveLength(1);

@@ -80,7 +80,7 @@ const OPERATIONS: Operation[] = [
 		request: 'POST /outgoings/send',
 		header: 'authorization',
 		// Its one item failed: the title names the run.
-		timeoutError: `Delivery unknown: ${UNANSWERED} [every item of this run]`,
+		timeoutError: `May have been sent: ${UNANSWERED} [every item of this run]`,
 	},
 ];
 
@@ -163,7 +163,7 @@ describe('over HTTP', () => {
 		});
 	});
 
-	test('Send: a request that timed out gives "delivery unknown" items with Continue On Fail, never a success', async () => {
+	test('Send: a request that timed out gives "may have been sent" items with Continue On Fail, never a success', async () => {
 		ctx.sim.inject({ path: '/outgoings/send', delayMs: 30_000 });
 		listUnreadable();
 		const result = await runWorkflow({
@@ -177,8 +177,8 @@ describe('over HTTP', () => {
 			continueOnFail: true,
 		});
 		expect(result.items.map((item) => [item.pairedItem, item.json.error])).toEqual([
-			[{ item: 0 }, `Delivery unknown: ${UNANSWERED}`],
-			[{ item: 1 }, `Delivery unknown: ${UNANSWERED}`],
+			[{ item: 0 }, `May have been sent: ${UNANSWERED}`],
+			[{ item: 1 }, `May have been sent: ${UNANSWERED}`],
 		]);
 		for (const item of result.items) {
 			expect(item.error?.description).toMatch(/^Outcome: may have been sent, request 1 of 1\./);
@@ -198,7 +198,7 @@ describe('over HTTP', () => {
 			continueOnFail: true,
 			credentials: ctx.credentials,
 		});
-		expect(result.items[0].json.error).toBe(`Delivery unknown: ${UNANSWERED}`);
+		expect(result.items[0].json.error).toBe(`May have been sent: ${UNANSWERED}`);
 	});
 
 	test("Send: without the Settings' Timeout, a saved Options → Timeout gives way to Send's 60 s", async () => {

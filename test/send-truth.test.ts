@@ -42,7 +42,7 @@ describe("a proxy's answer is not the API's", () => {
 		expect(sendRequests()).toHaveLength(1);
 		expect(sentRefs()).toEqual([]);
 		for (const item of result.items) {
-			expect(String(item.json.error)).toMatch(/^Delivery unknown/);
+			expect(String(item.json.error)).toMatch(/^May have been sent/);
 			expect(item.error?.description).toMatch(/^Outcome: may have been sent, request 1 of 1\./);
 		}
 	});
@@ -64,7 +64,7 @@ describe("a proxy's answer is not the API's", () => {
 		});
 		expect(sendRequests()).toHaveLength(1);
 		expect(sentRefs()).toEqual([]);
-		expect(String(result.items[0].json.error)).toMatch(/^Delivery unknown/);
+		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
 		expect(result.items[0].json.foundInSmsList).toBeUndefined();
 	});
 

@@ -143,7 +143,7 @@ describe('failures after the request may have reached the API are never retried'
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered [1 of 3 items may have been sent, the others were not]',
+			'May have been sent: the request failed after it may have reached the API: the connection was closed before the API answered [1 of 3 items may have been sent, the others were not]',
 		);
 		expect(result.error?.description).toContain(
 			'Not attempted, as the run stopped first (2 messages): items 1-2.',
@@ -162,13 +162,13 @@ describe('failures after the request may have reached the API are never retried'
 			continueOnFail: true,
 		});
 		expect(result.items).toHaveLength(2);
-		for (const item of result.items) expect(String(item.json.error)).toMatch(/^Delivery unknown/);
+		for (const item of result.items) expect(String(item.json.error)).toMatch(/^May have been sent/);
 		expect(sendRequests()).toHaveLength(1);
 		// Five looks, each ending at page 4 (with at most Auto's window of pages read ahead).
 		expect(ctx.sim.requests.filter((r) => r.path === '/sms').length).toBeLessThanOrEqual(5 * 35);
 	});
 
-	test('a connection reset mid-request: delivery unknown, with the envelopes, and nothing re-sent', async () => {
+	test('a connection reset mid-request: may have been sent, with the envelopes, and nothing re-sent', async () => {
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', network: 'reset', process: true });
 		const result = await runWorkflow({
@@ -177,7 +177,7 @@ describe('failures after the request may have reached the API are never retried'
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Delivery unknown: the request failed after it may have reached the API: the connection was closed before the API answered [every item of this run]',
+			'May have been sent: the request failed after it may have reached the API: the connection was closed before the API answered [every item of this run]',
 		);
 		expect(result.error?.description).toContain('Network error code: ECONNRESET.');
 		expect(result.error?.description).toContain('Check SMS → Get Many');
@@ -187,7 +187,7 @@ describe('failures after the request may have reached the API are never retried'
 		expect(ctx.sim.balance).toBe(100000 - 2);
 	});
 
-	test('a timeout: delivery unknown for its items under Continue On Fail, the envelopes in the error items', async () => {
+	test('a timeout: may have been sent for its items under Continue On Fail, the envelopes in the error items', async () => {
 		// The lookup cannot tell (a message the API took late is found: send-ceilings.test.ts).
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', delayMs: 1500 });
@@ -199,7 +199,7 @@ describe('failures after the request may have reached the API are never retried'
 		});
 		expect(result.items).toHaveLength(2);
 		expect(result.items[0].json.error).toBe(
-			'Delivery unknown: the request failed after it may have reached the API: the API did not answer within the timeout',
+			'May have been sent: the request failed after it may have reached the API: the API did not answer within the timeout',
 		);
 		expect(result.items[0].json).toEqual({ error: result.items[0].error?.message });
 		expect(result.items[0].error?.description).toContain(
@@ -213,7 +213,7 @@ describe('failures after the request may have reached the API are never retried'
 });
 
 describe('responses are checked, not trusted', () => {
-	test('a 2xx that is not JSON: delivery unknown, never an empty success', async () => {
+	test('a 2xx that is not JSON: may have been sent, never an empty success', async () => {
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', malformed: 'not-json' });
 		const result = await runWorkflow({
@@ -222,7 +222,7 @@ describe('responses are checked, not trusted', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error?.message).toBe(
-			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it is not a JSON object [every item of this run]',
+			'May have been sent: The API answered HTTP 202 with an unexpected body: it is not a JSON object [every item of this run]',
 		);
 		expect(result.items).toEqual([]);
 		expect(sendRequests()).toHaveLength(1);
@@ -238,7 +238,7 @@ describe('responses are checked, not trusted', () => {
 			continueOnFail: true,
 		});
 		expect(result.items[0].json.error).toBe(
-			'Delivery unknown: The API answered HTTP 202 with an unexpected body: it has no "data" object',
+			'May have been sent: The API answered HTTP 202 with an unexpected body: it has no "data" object',
 		);
 	});
 
@@ -257,7 +257,7 @@ describe('responses are checked, not trusted', () => {
 			'ORD-1',
 		]);
 		expect(result.items[2].json.error).toBe(
-			'Delivery unknown: the API accepted the request (HTTP 202) but no outgoing record pairs with 1 of its 3 messages (by number and reference, then text)',
+			'May have been sent: the API accepted the request (HTTP 202) but no outgoing record pairs with 1 of its 3 messages (by number and reference, then text)',
 		);
 		expect(result.items[2].error?.description).toMatch(
 			/^Outcome: may have been sent, request 1 of 1\./,

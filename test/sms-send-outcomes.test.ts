@@ -22,7 +22,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			items: customers(2),
 			credentials: ctx.credentials,
 		});
-		expect(result.error?.message).toMatch(/^Delivery unknown: /);
+		expect(result.error?.message).toMatch(/^May have been sent: /);
 		const description = result.error?.description ?? '';
 		expect(description).toContain(
 			'May have been sent (2 messages): items 0-1. Check SMS → Get Many before sending them again.',
@@ -44,9 +44,9 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 				credentials: ctx.credentials,
 			});
 			expect(result.error?.httpCode).toBe(String(status));
-			expect(result.error?.message).toMatch(/^Delivery unknown: /);
+			expect(result.error?.message).toMatch(/^May have been sent: /);
 			const description = result.error?.description ?? '';
-			expect(description).toContain('Request 1 of 1, items 0-1: Delivery unknown: ');
+			expect(description).toContain('Request 1 of 1, items 0-1: May have been sent: ');
 			expect(description).toContain('May have been sent (2 messages): items 0-1.');
 			expect(description).not.toContain('Try again later');
 			expect(description).not.toContain('Not sent (');
@@ -63,7 +63,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 			continueOnFail: true,
 		});
 		for (const item of result.items) {
-			expect(item.json.error).toMatch(/^Delivery unknown: /);
+			expect(item.json.error).toMatch(/^May have been sent: /);
 			expect(item.error?.description).toMatch(/^Outcome: may have been sent, request 1 of 1\./);
 			expect(item.error?.description).not.toContain('Try again later');
 		}
@@ -227,7 +227,7 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 				continueOnFail: true,
 			});
 			expect(result.items[0].json.status).toBe('SENT');
-			expect(result.items[1].json.error).toMatch(/^Delivery unknown: /);
+			expect(result.items[1].json.error).toMatch(/^May have been sent: /);
 			expect(ctx.sim.sentEnvelopes).toHaveLength(1);
 		},
 	);

@@ -123,7 +123,7 @@ describe("n8n's Retry On Fail", () => {
 		});
 		// Try 1: requests 1 and 2; later tries: request 3's items only, once.
 		expect(sentRefs()).toEqual(orders(0, 30));
-		expect(result.error?.message).toMatch(/^Delivery unknown: /);
+		expect(result.error?.message).toMatch(/^May have been sent: /);
 		const description = result.error?.description ?? '';
 		expect(description).toContain('May have been sent (10 messages): items 10-19.');
 		expect(description).toContain('Sent and charged (20 messages): items 0-9, 20-29.');

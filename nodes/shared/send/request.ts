@@ -74,7 +74,7 @@ function notAnswered(batch: Envelope[], end: Unanswered): RequestResult {
 		sent: batch.map(() => undefined),
 		failure: {
 			outcome: end.outcome,
-			message: `${notSent ? 'Not sent' : 'Delivery unknown'}: ${unansweredText(end)}`,
+			message: `${notSent ? 'Not sent' : 'May have been sent'}: ${unansweredText(end)}`,
 			description: joinLines(code, notSent ? NOT_REACHED_HINT : UNKNOWN_HINT),
 		},
 	};
@@ -94,7 +94,7 @@ function failedAnswer(
 		sent: batch.map(() => undefined),
 		failure: {
 			outcome,
-			message: outcome === 'notSent' ? error.message : `Delivery unknown: ${error.message}`,
+			message: outcome === 'notSent' ? error.message : `May have been sent: ${error.message}`,
 			description: joinLines(description, description.includes(hint) ? undefined : hint),
 			httpCode: String(statusCode),
 		},
@@ -130,7 +130,7 @@ function acceptedAnswer(
 		sent,
 		failure: {
 			outcome: 'unknown',
-			message: `Delivery unknown: the API accepted the request (HTTP ${statusCode}) but ${why}`,
+			message: `May have been sent: the API accepted the request (HTTP ${statusCode}) but ${why}`,
 			description: UNKNOWN_HINT,
 			httpCode: String(statusCode),
 		},

@@ -149,7 +149,7 @@ function headline(
 		.sort(([a], [b]) => a.itemIndex - b.itemIndex)[0];
 	const itsFailure = firstNotSent?.[1].outcome === 'sent' ? undefined : firstNotSent?.[1].failure;
 	const known = failed[0]?.failure ?? itsFailure;
-	let first: Omit<Failure, 'outcome'> = known ?? { message: 'Delivery unknown' };
+	let first: Omit<Failure, 'outcome'> = known ?? { message: 'May have been sent' };
 	// n8n's editor titles an error with its item ("[item 0]"); when no item of the run went out,
 	// the title names the run instead, and never says "not sent" of items that may have been.
 	const everyItemFailed = byOutcome.sent.length === 0 && sentEarlier === 0;

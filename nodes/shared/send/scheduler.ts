@@ -55,7 +55,7 @@ export async function sendAll(
 			const reason = caught instanceof Error ? caught.message : String(caught);
 			result = {
 				sent: batch.map(() => undefined),
-				failure: { outcome: 'unknown', message: `Delivery unknown: ${reason}` },
+				failure: { outcome: 'unknown', message: `May have been sent: ${reason}` },
 			};
 		}
 		if (!result) {

@@ -56,7 +56,7 @@ function skipWhatEarlierTriesSent(
 			outcomes.set(envelope, { outcome: 'sent', item });
 		} else {
 			const failure = {
-				message: earlier.message ?? 'Delivery unknown',
+				message: earlier.message ?? 'May have been sent',
 				description: EARLIER_UNKNOWN_HINT,
 			};
 			outcomes.set(envelope, {
