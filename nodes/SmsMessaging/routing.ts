@@ -106,7 +106,7 @@ async function routedRequest(
 	control: RequestControl = {},
 ): Promise<Answer> {
 	const cancelled = this.getExecutionCancelSignal?.();
-	const delivery = await requestLoop(
+	const end = await requestLoop(
 		async () => {
 			let items: INodeExecutionData[];
 			try {
@@ -123,13 +123,13 @@ async function routedRequest(
 		{ repeatable, apiToken: async () => await apiToken.call(this) },
 		{ ...control, stopped: () => cancelled?.aborted === true },
 	);
-	if (delivery.outcome === 'answered') return delivery.response;
-	if (delivery.outcome === 'notStarted') {
+	if (end.outcome === 'answered') return end.response;
+	if (end.outcome === 'notStarted') {
 		throw new NodeOperationError(this.getNode(), 'The execution was cancelled', {
 			itemIndex: this.getItemIndex(),
 		});
 	}
-	throw unanswered(delivery);
+	throw unanswered(end);
 }
 
 type Check = (ref: FieldRef, value: unknown) => unknown;

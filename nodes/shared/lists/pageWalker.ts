@@ -26,10 +26,10 @@ import type { JsonObject } from 'n8n-workflow';
 //   order ('first': newest first, as the SMS list by default and the contact list). Each record
 //   that was listed when the reading began is given to `take` once, in the list's order, and the
 //   reading ends, whatever the rate of arrivals:
-//   - 'first' (FollowingReading): with or without totals, nothing is inferred from a count (a
+//   - 'first' (FollowingWalk): with or without totals, nothing is inferred from a count (a
 //     record listed late anywhere raises it as an arrival would). Each page is asked to start just
 //     before the record given last, where the pages so far put it, and the records after it are
-//     the next ones (see FollowingReading).
+//     the next ones (see FollowingWalk).
 //   - 'last', with `totalElements` on the first page (snapshot): the reading ends when as many
 //     records as the first page counted were given; pages with nothing new count towards
 //     `repeated` only when the count did not change. Without totals: page by page.
@@ -70,7 +70,7 @@ export interface WalkOptions {
 	records?: number;
 	/** The error when pages repeat what the walk has taken (see the top of this file). */
 	repeated: (at: PageAt) => Error;
-	/** Where records that arrive during the reading land: a snapshot reading (see the top). */
+	/** Where records that arrive during the reading land: a snapshot walk (see the top). */
 	arrivals?: 'first' | 'last';
 }
 
@@ -124,14 +124,14 @@ export function pageCount(data: JsonObject, served: number): number | undefined 
  * How a walk takes each page (true when it ends the walk), which page it reads next, and whether
  * the list has moved since the reading began (pages read ahead by number would miss it).
  */
-interface Reading {
+interface WalkStrategy {
 	taken(data: JsonObject, at: PageAt): boolean;
 	following(at: PageAt): PageAt;
 	moved(): boolean;
 }
 
 /** The walk page by page: every page at `size` (or as `next` says), each record key once. */
-function pageByPage(take: PageTake, { next, repeated }: WalkOptions): Reading {
+function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrategy {
 	// Records of the list up to the end of the pages taken: by count for pages of one size (a
 	// server may serve fewer than asked), by position for pages of several sizes.
 	let seen = 0;
@@ -154,7 +154,7 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): Reading {
 }
 
 /**
- * Where the records not given yet begin on a page of a snapshot reading: after the last record it
+ * Where the records not given yet begin on a page of a snapshot walk: after the last record it
  * has given already (arrivals on a 'last' list come after the snapshot's records), or, on a page
  * with none of them, where the page's place in the snapshot (`start`) puts the next record.
  * Undefined when the page lies past it.
@@ -166,11 +166,11 @@ function firstNewRecordAt(known: boolean[], start: number, given: number): numbe
 }
 
 /**
- * The snapshot reading of a list whose new records land last (`arrivals: 'last'`, see the top of
+ * The snapshot walk of a list whose new records land last (`arrivals: 'last'`, see the top of
  * this file). `total`: the records of the list when it began; `span`: how many records a page
  * holds, as the server serves them.
  */
-function snapshot(total: number, span: number, take: PageTake, options: WalkOptions): Reading {
+function snapshot(total: number, span: number, take: PageTake, options: WalkOptions): WalkStrategy {
 	let given = 0;
 	let lastTotal = total;
 	let repeats = 0;
@@ -205,7 +205,7 @@ function snapshot(total: number, span: number, take: PageTake, options: WalkOpti
 	};
 }
 
-/** The smallest page a following reading asks for when it goes on from a place in the list. */
+/** The smallest page a following walk asks for when it goes on from a place in the list. */
 const MIN_PAGE_SIZE = 50;
 
 /**
@@ -231,11 +231,11 @@ function numericId(record: unknown): number | undefined {
 	return Number.isFinite(id) ? id : undefined;
 }
 
-/** Pages in a row that give no record and place none that end a following reading. */
+/** Pages in a row that give no record and place none that end a following walk. */
 const IDLE = 24;
 
 /**
- * The reading of a list whose new records land first (`arrivals: 'first'`: newest first, as the
+ * The walk of a list whose new records land first (`arrivals: 'first'`: newest first, as the
  * SMS list by id or sentAt descending and the contact list): each record of the list as it was at
  * the first page given once, in its order, however many arrive per request, with records listed
  * late meanwhile, with or without totals. Nothing is inferred from a count: a page is asked to
@@ -248,7 +248,7 @@ const IDLE = 24;
  * it and no record moved (pages read ahead by number, `parallel`), a server that serves fewer
  * records than asked at the end of its page, a short page that says it is not the last.
  */
-class FollowingReading implements Reading {
+class FollowingWalk implements WalkStrategy {
 	/** Each record given, by key: its rank in the order given. */
 	private readonly rank = new Map<string, number>();
 	private newestId = -Infinity;
@@ -416,10 +416,10 @@ class FollowingReading implements Reading {
  * How a walk reads, from its first page: following the list where new records land first (the
  * default orders); a snapshot by the first page's total where they land last; else page by page.
  */
-function readingOf(first: JsonObject, take: PageTake, options: WalkOptions): Reading {
+function strategyOf(first: JsonObject, take: PageTake, options: WalkOptions): WalkStrategy {
 	const total = count(pageMetadata(first).totalElements);
 	if (options.arrivals === 'first' && !options.next) {
-		return new FollowingReading(take, options, total);
+		return new FollowingWalk(take, options, total);
 	}
 	if (options.arrivals === undefined || options.next || total === undefined) {
 		return pageByPage(take, options);
@@ -433,21 +433,21 @@ function readingOf(first: JsonObject, take: PageTake, options: WalkOptions): Rea
 type Settled = { data: JsonObject } | { error: unknown };
 
 /**
- * Reads pages `from` to `to`, `parallel()` at a time, and has `reading` take them in order; true
+ * Reads pages `from` to `to`, `parallel()` at a time, and has `strategy` take them in order; true
  * when one ended the walk. Once the list has moved, it asks no further page: the walk goes on
  * from the next record it needs. No page is left running behind it.
  */
 async function readAhead(
 	read: PageRead,
-	reading: Reading,
+	strategy: WalkStrategy,
 	{ from, to, size, parallel }: { from: number; to: number; size: number; parallel: () => number },
 ): Promise<boolean> {
 	const ahead = new Map<number, Promise<Settled>>();
 	let asked = from;
 	try {
 		for (let page = from; page <= to; page++) {
-			if (reading.moved() && !ahead.has(page)) return false;
-			for (; asked <= to && ahead.size < parallel() && !reading.moved(); asked++) {
+			if (strategy.moved() && !ahead.has(page)) return false;
+			for (; asked <= to && ahead.size < parallel() && !strategy.moved(); asked++) {
 				ahead.set(
 					asked,
 					read({ page: asked, size }).then(
@@ -459,7 +459,7 @@ async function readAhead(
 			const settled = await ahead.get(page)!;
 			ahead.delete(page);
 			if ('error' in settled) throw settled.error;
-			if (reading.taken(settled.data, { page, size })) return true;
+			if (strategy.taken(settled.data, { page, size })) return true;
 		}
 		return false;
 	} finally {
@@ -477,18 +477,18 @@ export async function walkPages(
 	const { size, next, parallel = () => 1, records = Infinity } = options;
 	let at: PageAt = { page: 1, size };
 	const first = await read(at);
-	const reading = readingOf(first, take, options);
-	if (reading.taken(first, at)) return;
+	const strategy = strategyOf(first, take, options);
+	if (strategy.taken(first, at)) return;
 	const served = (first.content as unknown[]).length;
 	const counted = next === undefined && parallel() > 1 ? pageCount(first, served) : undefined;
 	const planned =
 		counted === undefined ? undefined : Math.min(counted, Math.ceil(records / Math.max(1, served)));
 	if (planned !== undefined && planned >= 2) {
-		if (await readAhead(read, reading, { from: 2, to: planned, size, parallel })) return;
+		if (await readAhead(read, strategy, { from: 2, to: planned, size, parallel })) return;
 		at = { page: planned, size };
 	}
 	for (;;) {
-		at = reading.following(at);
-		if (reading.taken(await read(at), at)) return;
+		at = strategy.following(at);
+		if (strategy.taken(await read(at), at)) return;
 	}
 }

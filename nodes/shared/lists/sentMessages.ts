@@ -182,7 +182,7 @@ function byNumberAndText(wanted: SentMessage[]): Map<string, SameNumberAndText> 
  * settled once each of its messages with a message ID has the record with that ID and there are
  * as many records as messages (the others take the most recent ones left).
  */
-class SmsListReading {
+class SentMessageSearch {
 	readonly records: IDataObject[] = [];
 	readonly unsettled: Set<string>;
 	private readonly seen = new Set<string>();
@@ -265,7 +265,7 @@ class SmsListReading {
  * numbers still unsettled plus one, it stops there and gives those numbers to search instead.
  */
 async function readWindow(
-	reading: SmsListReading,
+	reading: SentMessageSearch,
 	pages: PageRead,
 	{ parallel, repeated }: Pick<FindOptions, 'parallel' | 'repeated'>,
 ): Promise<Map<string, string[]>> {
@@ -289,7 +289,7 @@ async function readWindow(
 
 /** Searches one number's records (`query`), page by page, until its numbers and texts settle. */
 async function searchNumber(
-	reading: SmsListReading,
+	reading: SentMessageSearch,
 	pages: PageRead,
 	keys: string[],
 	repeated: FindOptions['repeated'],
@@ -324,7 +324,7 @@ export async function findSentMessages(
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
-	const reading = new SmsListReading(oldest, byNumberAndText(wanted));
+	const reading = new SentMessageSearch(oldest, byNumberAndText(wanted));
 	const pages =
 		(query?: string): PageRead =>
 		async ({ page, size }) =>

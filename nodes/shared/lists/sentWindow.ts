@@ -1,10 +1,8 @@
-// The sent-date window of the SMS list, counted in UTC days as the API filters.
+// The sent-date window of the SMS list, in one place: counted in UTC days, as the API filters by
+// day (`start-date`, spec section 4.4).
 import type { IDataObject } from 'n8n-workflow';
 
 import { apiTime } from '../input/apiTime';
-
-// The sent-date window of the SMS list, in one place: the list filters by UTC day (`start-date`,
-// spec section 4.4), so every reading of it counts days in UTC, like the API's timestamps.
 
 const DAY_MS = 86_400_000;
 

@@ -14,7 +14,7 @@ import type { SmsPageReader } from './sentMessages';
 import { request as makeRequest, unansweredText, type RequestControl } from '../requests/transport';
 import { baseUrlOf } from '../input/validation';
 
-interface SmsListReading {
+interface SmsListReaderOptions {
 	/** n8n's Request Options (Proxy, Ignore SSL Issues, Timeout) of a node that has them. */
 	request?: Pick<IHttpRequestOptions, 'proxy' | 'skipSslCertificateValidation' | 'timeout'>;
 	/** The requests in flight, the run they belong to, held back together (transport.ts). */
@@ -41,12 +41,12 @@ export function smsListReader(
 		itemIndex,
 		again = 'running it again is safe',
 		namePage,
-	}: SmsListReading,
+	}: SmsListReaderOptions,
 ): SmsPageReader {
 	const node = this.getNode();
 	const context = { operation: 'list' as const, itemIndex, apiToken };
 	return async (qs: IDataObject): Promise<JsonObject> => {
-		const delivery = await makeRequest.call(
+		const end = await makeRequest.call(
 			this,
 			{
 				method: 'GET',
@@ -60,14 +60,14 @@ export function smsListReader(
 			{ repeatable: true },
 			control,
 		);
-		if (delivery.outcome !== 'answered') {
+		if (end.outcome !== 'answered') {
 			const list = namePage ? `Page ${String(qs.page)} of the SMS list` : 'The SMS list';
-			throw new NodeOperationError(node, `${list} could not be read: ${unansweredText(delivery)}`, {
+			throw new NodeOperationError(node, `${list} could not be read: ${unansweredText(end)}`, {
 				itemIndex,
 				description: `Reading the list changes nothing; ${again}.`,
 			});
 		}
-		const { statusCode, body } = delivery.response;
+		const { statusCode, body } = end.response;
 		const data = unwrapData(node, statusCode, body, context);
 		return checkedPage(node, statusCode, data, Number(qs.page), context);
 	};
