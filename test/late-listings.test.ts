@@ -39,6 +39,23 @@ describe.each([
 			expect(ids(result.items)).toEqual(seeded);
 		});
 
+		test('Get Many oldest first (Return All): message 150, listed only after the first page, comes out once in its place, and no message that arrived', async () => {
+			ctx.sim.listLate(150, 2);
+			const result = await runWorkflow({
+				parameters: { ...getMany, options: { sortField: 'id', sortDirection: 'asc' } },
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual([...seeded].reverse());
+			// One request in the reverse order names the newest message at the start, then the
+			// pages, each asked once, however many messages arrive: 3 pages of 100, and with
+			// totals one more read ahead by a count that the arrivals raised.
+			const sorts = ctx.sim.requests.filter((r) => r.path === '/sms').map((r) => r.query.sort);
+			expect(sorts[0]).toBe('id,desc');
+			expect(sorts.slice(1).every((sort) => sort === 'id,asc')).toBe(true);
+			expect(sorts.length).toBeLessThanOrEqual(omitTotals ? 4 : 5);
+		});
+
 		test('Get Many with a Limit of 200: the newest 200 when the reading began, message 150 among them', async () => {
 			ctx.sim.listLate(150, 1);
 			const result = await runWorkflow({

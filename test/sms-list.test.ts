@@ -217,7 +217,18 @@ describe('SMS → Get Many: filters and sort', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.error).toBeUndefined();
+		const filters = {
+			status: 'DELIVERED',
+			'start-date': '2026-10-01',
+			'end-date': '2026-11-30',
+			'campaign-id': campaign,
+			query: 'order',
+			userId: '1',
+		};
+		// Oldest first, with Return All: first the newest message at the start (one record, the
+		// reverse order, the same filters), where the reading ends while new messages arrive.
 		expect(queries()).toEqual([
+			{ page: '1', records: '1', ...filters, sort: 'sentAt,desc' },
 			{
 				page: '1',
 				records: '100',

@@ -23,7 +23,7 @@ import {
 } from '../shared/requests/errors';
 import { sharedLimiter } from '../shared/requests/limiter';
 import { checkedPage, collectPages, repeatedPagesError } from '../shared/lists/list';
-import type { PageAt, WalkOptions } from '../shared/lists/pageWalker';
+import type { PageAt, WalkOptions } from '../shared/lists/pages';
 import {
 	apiCredentials,
 	requestLoop,
@@ -268,12 +268,17 @@ function recordsWanted(this: IExecutePaginationFunctions): number {
 /**
  * Where records that arrive while a list is read land in the order asked for: first on the
  * contact list (newest first, no sort) and on the SMS list by id or sentAt descending (the
- * default), last when ascending; a status order puts them anywhere, so its reading is no snapshot.
+ * default), last when ascending, where `read` in the reverse order names the last record at the
+ * start; a status order puts them anywhere.
  */
-function arrivalsOf(qs: IDataObject | undefined): WalkOptions['arrivals'] {
+function arrivalsOf(
+	qs: IDataObject | undefined,
+	read: (page: PageAt, sort?: string) => Promise<JsonObject>,
+): WalkOptions['arrivals'] {
 	const [field, direction] = String(qs?.sort ?? 'id,desc').split(',');
 	if (field === 'status') return undefined;
-	return direction === 'asc' ? 'last' : 'first';
+	if (direction !== 'asc') return 'first';
+	return { last: async (at) => await read(at, `${field},desc`) };
 }
 
 /**
@@ -296,10 +301,11 @@ export function getManyPages(parameters: CheckedParameter[]) {
 			// Auto: the requests in flight adapt to the API, with every run of this credential.
 			const gate = sharedLimiter(baseUrl, token);
 			const run = new RunProgress();
-			const readPage = async ({ page, size }: PageAt): Promise<JsonObject> => {
+			const readPage = async ({ page, size }: PageAt, sort?: string): Promise<JsonObject> => {
+				const { qs } = request.options;
 				const options = {
 					...request.options,
-					qs: { ...request.options.qs, page, records: size },
+					qs: { ...qs, page, records: size, ...(sort === undefined ? {} : { sort }) },
 				};
 				const answer = await routedRequest.call(
 					this,
@@ -326,7 +332,7 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				readPage,
 				limit,
 				repeatedPagesError(node, 'running it again is safe', itemIndex),
-				{ parallel: () => gate.window, arrivals: arrivalsOf(request.options.qs) },
+				{ parallel: () => gate.window, arrivals: arrivalsOf(request.options.qs, readPage) },
 			);
 			return records.map((json) => ({
 				json: maskedSmsRecord(json),

@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import { isLastPage, type PageAt } from '../../shared/lists/pageWalker';
+import { isLastPage, type PageAt } from '../../shared/lists/pages';
 import type { ListName } from '../state/picture';
 
 /** One page of a list as the API served it. */

@@ -2,7 +2,8 @@
 import { NodeOperationError, type IDataObject, type INode, type JsonObject } from 'n8n-workflow';
 
 import { unexpectedBodyError, type ApiErrorContext } from '../requests/errors';
-import { walkPages, type PageAt, type PageRead, type WalkOptions } from './pageWalker';
+import { walkPages } from './pageWalker';
+import type { PageAt, PageRead, WalkOptions } from './pages';
 
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -40,7 +41,7 @@ export function repeatedPagesError(node: INode, again: string, itemIndex?: numbe
  * (pageWalker.ts): every page asked at the same size, the largest (or the Limit when smaller),
  * because the API numbers pages by the size asked for; the last page is trimmed to the Limit.
  * `parallel`: pages read at once when the first page says how many there are (a limiter's window).
- * `arrivals`: where records that arrive meanwhile land, for a reading that is a snapshot of the list.
+ * `arrivals`: where records that arrive meanwhile land, so that each record listed at the start comes out once.
  */
 export async function collectPages(
 	read: PageRead,

@@ -9,7 +9,8 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
-import { pageCount, recordKey, walkPages, type PageAt, type PageRead } from './pageWalker';
+import { walkPages } from './pageWalker';
+import { pageCount, recordKey, type PageAt, type PageRead } from './pages';
 import { provablySentSince, sentSince, startDateFor } from './sentWindow';
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
 
