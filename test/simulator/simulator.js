@@ -63,9 +63,15 @@ const PART_LIMITS = {
 	'UCS-2': [70, 134, 201, 268, 335, 402, 469, 536, 603, 670],
 };
 
-/** A time this API wrote, in ms: without an offset it is UTC (`localDateTimes`), on any host. */
-function utcMs(text) {
-	return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
+/**
+ * A time this API wrote, in ms, counted in the API's own days: without an offset it is the API's
+ * local time (UTC with `localDateTimes`, its zone with `apiZoneOffsetMinutes`), read as it
+ * stands; with one, moved into the API's zone (`offsetMinutes`), so that a day filter compares
+ * local dates as a service on a server in that zone does. On any host.
+ */
+function localMs(text, offsetMinutes = 0) {
+	if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(text)) return Date.parse(`${text}Z`);
+	return Date.parse(text) + offsetMinutes * 60_000;
 }
 
 /** Credits the simulated API charges for one message: one per part. */
@@ -233,6 +239,15 @@ class Simulator {
 		 * @type {Set<number>}
 		 */
 		this.unlisted = new Set();
+		/**
+		 * The API's time zone, in minutes east of UTC (180: Africa/Nairobi), or undefined: every
+		 * time it writes (sentAt, deliveredAt, createdAt… in lists and answers) is then its local
+		 * time without an offset, as a Java service writing LocalDateTime on a server set to its
+		 * country's time does, and its day filters count its local days; the wrapper's `timestamp`
+		 * stays UTC (spec 2.1). Set it before adding records. reset() clears it.
+		 * @type {number | undefined}
+		 */
+		this.apiZoneOffsetMinutes = undefined;
 		this.nextId = { senderId: 1, sms: 1, contact: 1 };
 		this.baseUrl = '';
 		this.sendBaseUrl = '';
@@ -263,6 +278,7 @@ class Simulator {
 		this.revision = 0;
 		this.omitTotals = false;
 		this.unlisted = new Set();
+		this.apiZoneOffsetMinutes = undefined;
 		/** @type {Map<number, number>} messages `listLate` holds back: answers still to wait */
 		this.lateListings = new Map();
 		this.arrivals = { sms: 0, contacts: 0 };
@@ -313,8 +329,14 @@ class Simulator {
 		}
 	}
 
-	/** A time as this API writes it: ISO 8601 in UTC, without the Z with `localDateTimes`. */
+	/**
+	 * A time as this API writes it: ISO 8601 in UTC, without the Z with `localDateTimes`, or its
+	 * local time without an offset with `apiZoneOffsetMinutes` (a test seeds an older record with
+	 * `addSms({ sentAt: sim.stamp(Date.now() - 9_000_000) })`).
+	 */
 	stamp(at = Date.now()) {
+		const zone = this.apiZoneOffsetMinutes;
+		if (zone !== undefined) return new Date(Number(at) + zone * 60_000).toISOString().slice(0, -1);
 		const iso = new Date(at).toISOString();
 		return this.options.localDateTimes ? iso.slice(0, -1) : iso;
 	}
@@ -1120,16 +1142,18 @@ class Simulator {
 	}
 
 	// Spec 4.4: start-date lists "messages sent after this date", end-date "messages sent before this
-	// date". A date is read as its first instant, 00:00 UTC: a message sent on the start date is after
-	// it, one sent on the end date is not before it.
+	// date". A date is read as its first instant, 00:00 UTC (00:00 of the API's own zone with
+	// `apiZoneOffsetMinutes`): a message sent on the start date is after it, one sent on the end
+	// date is not before it.
 	smsRows(status, start, end, campaign, userId, text, sort) {
 		const startShift = this.options.startDateAfterDay ? 86_400_000 : 0;
+		const zone = this.apiZoneOffsetMinutes;
 		const rows = this.sms.filter(
 			(s) =>
 				!this.unlisted.has(s.id) &&
 				(status === null || status === 'all' || s.status === status) &&
-				(start === undefined || utcMs(s.sentAt) >= start + startShift) &&
-				(end === undefined || utcMs(s.sentAt) < end) &&
+				(start === undefined || localMs(s.sentAt, zone) >= start + startShift) &&
+				(end === undefined || localMs(s.sentAt, zone) < end) &&
 				(campaign === null || s.campaignId === campaign) &&
 				(userId === undefined || s.userId === userId) &&
 				(!text || s.content.toLowerCase().includes(text) || s.recipient.includes(text)),
