@@ -2,7 +2,8 @@
 // timestamp is said to be UTC), and a Java service writes a LocalDateTime without an offset
 // ("2026-11-27T09:30:00.123"). JavaScript reads such a time in the host's time zone; the API's
 // day filters and its wrapper count in UTC, so a time without an offset is read as UTC, on any
-// host.
+// host. Where a record must be placed before or after a moment (the SMS list lookups), its zone
+// is not assumed: see sentSpan in nodes/shared/lists/sentWindow.ts.
 
 /** YYYY-MM-DD, then optionally a time (T or a space) and an offset (Z, ±hh, ±hhmm, ±hh:mm). */
 const ISO_DATE_TIME =
@@ -19,6 +20,15 @@ export function realDay(year: number, month: number, day: number): string | unde
 /** Whether the parts name a real time of a real day (no 25:99, no 30 February). */
 function isRealTime([year, month, day, hour = 0, minute = 0, second = 0]: number[]): boolean {
 	return realDay(year, month, day) !== undefined && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+/**
+ * Whether a time the API wrote names its offset (Z, ±hh:mm…). One without is the API's local
+ * time, in a zone the spec does not name: `apiTime` reads it as UTC, and sentWindow.ts says
+ * which moments it may stand for.
+ */
+export function hasOffset(value: unknown): boolean {
+	return typeof value === 'string' && ISO_DATE_TIME.exec(value.trim())?.[8] !== undefined;
 }
 
 /**

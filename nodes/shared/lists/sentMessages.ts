@@ -11,7 +11,13 @@ import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
 import { walkPages } from './pageWalker';
 import { pageCount, recordKey, type PageAt, type PageRead } from './pages';
-import { provablySentSince, sentSince, startDateFor } from './sentWindow';
+import {
+	learnedOffset,
+	provablySentSince,
+	sentSince,
+	startDateInAnyZone,
+	unplacedSince,
+} from './sentWindow';
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
 
 /**
@@ -37,6 +43,22 @@ export interface SentMessage {
 	recordId?: string | number;
 	/** It was sent at this time or later (ms): an older record is never its record. */
 	since: number;
+	/**
+	 * When the API accepted it, by n8n's clock (Send's output field sentAt), when known: with
+	 * `messageId`, its record's `sentAt` shows the zone of an API that writes times without an
+	 * offset (`learnedOffset`).
+	 */
+	sentAt?: number;
+}
+
+/**
+ * What the SMS list gave one message: its `record`, or none; and, when none, a matching record
+ * whose `sentAt`, without an offset in a zone not learned, may be older than the message
+ * (`unplaced`): the message cannot be told from an older one with the same number and text.
+ */
+export interface FoundMessage {
+	record?: IDataObject;
+	unplaced?: IDataObject;
 }
 
 /** A record's number as Send would have sent it (or as given, when it is no phone number). */
@@ -74,7 +96,7 @@ function newestFirst(a: IDataObject, b: IDataObject): number {
  * Gives each wanted message its SMS record, or undefined when the records hold none:
  * - a record matches a message when its recipient (normalised like Send's numbers) and its
  *   `content` (as `comparableText` gives it) are the message's, and it was provably sent no
- *   earlier than the message's `since` (`provablySentSince`);
+ *   earlier than the message's `since` (`provablySentSince`, at the API's `offset` when learned);
  * - a matching record whose `id` equals the message's `messageId` (or, without one, its
  *   `recordId`) is its record;
  * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
@@ -84,12 +106,15 @@ function newestFirst(a: IDataObject, b: IDataObject): number {
  * - once one message's `messageId` is the id of its record (so Send's ids are the list's ids),
  *   a message whose `messageId` matches no record gets none: an older message with the same text
  *   would be another message's record.
+ * - a message left without a record whose most recent matching record may or may not be older
+ *   (a `sentAt` without an offset, `unplacedSince`) is given it as `unplaced`.
  * Linear in the messages and records (but for sorting each number and text's records).
  */
 function matchSentMessages(
 	wanted: SentMessage[],
 	records: IDataObject[],
-): Array<IDataObject | undefined> {
+	offset: number | undefined,
+): FoundMessage[] {
 	const byKey = new Map<string, IDataObject[]>();
 	for (const record of records) {
 		const key = numberAndTextKey(record.recipient, record.content);
@@ -124,22 +149,24 @@ function matchSentMessages(
 		if (!isSetId(id)) return undefined;
 		const own = groupOf[k]?.byId
 			.get(String(id))
-			?.find((record) => !given.has(record) && provablySentSince(record, message.since));
+			?.find((record) => !given.has(record) && provablySentSince(record, message.since, offset));
 		if (own) given.add(own);
 		return own;
 	});
 	// Only a message's id from Send's answer can show that Send's ids are the list's.
 	const idsAreListIds = result.some((own, k) => own && isSetId(wanted[k].messageId));
-	return result.map((own, k) => {
-		if (own) return own;
+	return result.map((own, k): FoundMessage => {
+		if (own) return { record: own };
 		const group = groupOf[k];
-		if (!group || (idsAreListIds && isSetId(wanted[k].messageId))) return undefined;
+		if (!group || (idsAreListIds && isSetId(wanted[k].messageId))) return {};
 		while (group.next < group.records.length && given.has(group.records[group.next])) group.next++;
 		const next = group.records[group.next];
 		// Newest first: when the most recent record left is older than the message, so are the others.
-		if (!next || !provablySentSince(next, wanted[k].since)) return undefined;
-		given.add(next);
-		return next;
+		if (next && provablySentSince(next, wanted[k].since, offset)) {
+			given.add(next);
+			return { record: next };
+		}
+		return next && unplacedSince(next, wanted[k].since, offset) ? { unplaced: next } : {};
 	});
 }
 
@@ -155,6 +182,34 @@ interface FindOptions {
 	parallel?: () => number;
 	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
 	repeated: (at: PageAt) => Error;
+	/**
+	 * Further messages the API accepted, with `messageId` and `sentAt`, that only show its zone
+	 * (`apiOffset`): the run's other sent messages.
+	 */
+	anchors?: SentMessage[];
+}
+
+/**
+ * The API's offset for times it writes without one, learned from the records read of messages
+ * known to be accepted at a time n8n saw (`sentAt`): each one's record by its id, number and
+ * text. Undefined when none is read, or they disagree (`learnedOffset`).
+ */
+function apiOffset(known: SentMessage[], records: IDataObject[]): number | undefined {
+	const byId = new Map<string, IDataObject[]>();
+	for (const record of records) {
+		if (record.id === undefined) continue;
+		const same = byId.get(String(record.id));
+		if (same) same.push(record);
+		else byId.set(String(record.id), [record]);
+	}
+	const samples = known.flatMap(({ messageId, sentAt, recipient, text }) => {
+		if (!isSetId(messageId) || sentAt === undefined) return [];
+		const key = numberAndTextKey(recipient, text);
+		return (byId.get(String(messageId)) ?? [])
+			.filter((record) => numberAndTextKey(record.recipient, record.content) === key)
+			.map((record) => ({ written: record.sentAt, at: sentAt }));
+	});
+	return learnedOffset(samples);
 }
 
 /** The messages of one number and text, and the earliest time any of them was sent. */
@@ -238,9 +293,12 @@ class SentMessageSearch {
 		this.seen.add(id);
 		this.records.push(record);
 		const key = numberAndTextKey(record.recipient, record.content);
-		if (!this.unsettled.has(key) || !provablySentSince(record, this.groups.get(key)!.since)) {
-			return undefined;
-		}
+		// A record counts when it was sent since, or may have been (`unplacedSince`): an older one
+		// cannot change what the message is given.
+		const since = this.groups.get(key)?.since;
+		const counts =
+			since !== undefined && (provablySentSince(record, since) || unplacedSince(record, since));
+		if (!this.unsettled.has(key) || !counts) return undefined;
 		const entry = this.readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
 		entry.count++;
 		if (record.id !== undefined) entry.ids.add(String(record.id));
@@ -304,9 +362,12 @@ async function searchNumber(
 
 /**
  * Finds sent messages in the SMS list, newest first (`sort=sentAt,desc`, 100 per page), from the
- * earliest `since` of them on (`startDateFor`: robust to both readings of `start-date`), and
- * matches them as `matchSentMessages` does: per wanted message, in order, its SMS record as the
- * list gave it, or undefined.
+ * earliest `since` of them on (`startDateInAnyZone`: robust to both readings of `start-date`
+ * and to an API writing its local time in any zone), and matches them as `matchSentMessages`
+ * does: per wanted message, in order, its SMS record as the list gave it, or none (`FoundMessage`).
+ * A `sentAt` without an offset is placed by the API's offset where the records of messages it is
+ * known to have accepted show it (`apiOffset`), and otherwise proves nothing that any zone from
+ * UTC−12:00 to UTC+14:00 contradicts (sentWindow.ts).
  *
  * It reads the window's first page, which holds the latest messages (often all it needs). Then,
  * when the window has more pages than the numbers still to find plus one, it searches each such
@@ -319,12 +380,12 @@ async function searchNumber(
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ readPage, parallel, repeated }: FindOptions,
-): Promise<Array<IDataObject | undefined>> {
+	{ readPage, parallel, repeated, anchors = [] }: FindOptions,
+): Promise<FoundMessage[]> {
 	if (wanted.length === 0) return [];
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
-	const window = { 'start-date': startDateFor(oldest), sort: 'sentAt,desc' };
+	const window = { 'start-date': startDateInAnyZone(oldest), sort: 'sentAt,desc' };
 	const reading = new SentMessageSearch(oldest, byNumberAndText(wanted));
 	const pages =
 		(query?: string): PageRead =>
@@ -339,5 +400,6 @@ export async function findSentMessages(
 	for (const [number, keys] of search) {
 		await searchNumber(reading, pages(number), keys, repeated);
 	}
-	return matchSentMessages(wanted, reading.records);
+	const offset = apiOffset([...wanted, ...anchors], reading.records);
+	return matchSentMessages(wanted, reading.records, offset);
 }

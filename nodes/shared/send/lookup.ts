@@ -1,10 +1,10 @@
 // Looking up in the SMS list the messages of a run whose outcome is unknown.
 
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
 import { repeatedPagesError } from '../lists/list';
-import { findSentMessages, type SentMessage } from '../lists/sentMessages';
+import { findSentMessages, type FoundMessage, type SentMessage } from '../lists/sentMessages';
 import { CLOCK_MARGIN_MS } from '../lists/sentWindow';
 import { smsListReader } from '../lists/smsListReader';
 import { runLimiter } from '../requests/limiter';
@@ -19,16 +19,19 @@ export interface SentOfRun {
 	envelope: Envelope;
 	id: unknown;
 	listed: boolean;
+	/** When Send saw the API accept it (n8n's clock, ms), when its answer said so. */
+	acceptedAt?: number;
 }
 
 /** A message of the run the API accepted, as the SMS list lookup looks for it. */
-function sentMessage({ envelope, id, listed }: SentOfRun, since: number): SentMessage {
+function sentMessage({ envelope, id, listed, acceptedAt }: SentOfRun, since: number): SentMessage {
 	const known = typeof id === 'number' || typeof id === 'string' ? id : undefined;
 	return {
 		recipient: envelope.envelope.number,
 		text: envelope.envelope.message,
 		...(listed ? { recordId: known } : { messageId: known }),
 		since,
+		...(acceptedAt === undefined ? {} : { sentAt: acceptedAt }),
 	};
 }
 
@@ -40,7 +43,10 @@ function sentMessage({ envelope, id, listed }: SentOfRun, since: number): SentMe
  * and text take their records first (they are known to be in the list: by id where Send's ids
  * are the list's, else the most recent ones), so that no sent message is another one's proof: a
  * message of unknown outcome is found only when the list holds more matching records than they
- * took. Gives each envelope its SMS record, or undefined; throws when the list cannot be read.
+ * took. Every message the run sent shows the zone of an API that writes times without an
+ * offset (its record's `sentAt` against when Send saw it accepted); without that, a record that
+ * may be older than the run in some zone is no proof (`FoundMessage.unplaced`). Gives each
+ * envelope what the list gave it; throws when the list cannot be read.
  * Reads as many pages at once as the run's Requests in Parallel allows (1: one at a time), Auto
  * with the credential's other runs.
  */
@@ -59,7 +65,7 @@ export async function lookUpSent(
 		/** Send's Requests in Parallel: 0 is Auto. */
 		parallelRequests: number;
 	},
-): Promise<Array<IDataObject | undefined>> {
+): Promise<FoundMessage[]> {
 	const credentials = await apiCredentials(this);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
 	const limiter = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
@@ -82,6 +88,9 @@ export async function lookUpSent(
 		readPage,
 		parallel: () => limiter.window,
 		repeated: repeatedPagesError(this.getNode(), 'the outcome stays unknown'),
+		anchors: sent
+			.filter((message) => !sentAlike.includes(message))
+			.map((m) => sentMessage(m, since)),
 	});
 	return records.slice(sentAlike.length);
 }

@@ -13,6 +13,8 @@ import {
 
 import type { Envelope } from './envelopes';
 import { errorItem, joinLines } from '../requests/errors';
+import { apiTime, hasOffset } from '../input/apiTime';
+import type { FoundMessage } from '../lists/sentMessages';
 import { lookUpSent, type SentOfRun } from './lookup';
 import type { RunPlan } from './plan';
 import { sendBatch, type Failure } from './request';
@@ -121,11 +123,14 @@ async function resolveUnknown(
 
 /** The run's messages known to be sent, with the id of their record (`SentOfRun`). */
 function sentOfRun(outcomes: Map<Envelope, EnvelopeOutcome>): SentOfRun[] {
-	return [...outcomes].flatMap(([envelope, entry]) =>
-		entry.outcome === 'sent'
-			? [{ envelope, id: entry.item.json.id, listed: entry.item.json.foundInSmsList === true }]
-			: [],
-	);
+	return [...outcomes].flatMap(([envelope, entry]): SentOfRun[] => {
+		if (entry.outcome !== 'sent') return [];
+		const { id, foundInSmsList, sentAt } = entry.item.json;
+		const listed = foundInSmsList === true;
+		// Send's own sentAt (with Z) is when it saw the API accept the message; the list's is not.
+		const acceptedAt = !listed && hasOffset(sentAt) ? apiTime(sentAt) : undefined;
+		return [{ envelope, id, listed, ...(acceptedAt === undefined ? {} : { acceptedAt }) }];
+	});
 }
 
 /** Messages an earlier try may have sent count from when that try started. */
@@ -148,6 +153,10 @@ function addLine(entry: EnvelopeOutcome, line: string): void {
 	};
 }
 
+/** Why a message of the same number and text in the SMS list is no proof that this one was sent. */
+const unplacedLine = (record: IDataObject) =>
+	`The SMS list holds a message to this number with this text, sent at ${String(record.sentAt)} in the API's own time zone (it writes no offset), which this run could not learn: it may be an older message, so it is not taken for this one.`;
+
 /**
  * One look in the SMS list for the `unknown` envelopes: those found enter `outcomes` as sent.
  * Gives false when the list could not be read (each message then says so); on the `last` look,
@@ -166,9 +175,9 @@ async function lookUp(
 ): Promise<boolean> {
 	const sent = sentOfRun(outcomes);
 	const since = earliestTry(unknown, runStartedAt);
-	let records: Array<IDataObject | undefined>;
+	let found: FoundMessage[];
 	try {
-		records = await lookUpSent.call(
+		found = await lookUpSent.call(
 			this,
 			unknown.map(([envelope]) => envelope),
 			{ runStartedAt: since, sent, settings, parallelRequests },
@@ -179,12 +188,14 @@ async function lookUp(
 		return false;
 	}
 	unknown.forEach(([envelope, entry], k) => {
-		const record = records[k];
+		const { record, unplaced } = found[k];
 		if (record) {
 			outcomes.set(envelope, {
 				outcome: 'sent',
 				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
+		} else if (last && unplaced) {
+			addLine(entry, unplacedLine(unplaced));
 		} else if (last) {
 			addLine(
 				entry,

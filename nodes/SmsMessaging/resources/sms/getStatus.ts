@@ -13,8 +13,10 @@ import { maskedSmsRecord } from '../../../shared/approvalLink';
 import { errorItem, nodeError } from '../../../shared/requests/errors';
 import { itemParameterReader } from '../../../shared/input/itemParameters';
 import { repeatedPagesError } from '../../../shared/lists/list';
+import { hasOffset } from '../../../shared/input/apiTime';
 import {
 	findSentMessages,
+	type FoundMessage,
 	type SentMessage,
 	type SmsPageReader,
 } from '../../../shared/lists/sentMessages';
@@ -114,6 +116,9 @@ interface Lookup {
 	message: SentMessage;
 }
 
+/** UTC+14:00, the zone furthest east a time without an offset may have been written in. */
+const ZONE_EAST_MS = 14 * 3_600_000;
+
 /** How long after it went out a message not in the list is "not in the list yet". */
 const NOT_LISTED_YET_MS = 3_600_000;
 
@@ -131,11 +136,12 @@ function readLookup(
 	const messageId = read.messageId(itemIndex);
 	const givenSentAt = read.sentAt(itemIndex);
 	const sentAt = isSet(givenSentAt) ? dateTime(ref('sentAt', 'Sent At'), givenSentAt) : undefined;
+	// A Sent At without an offset (the list's own, as Send gives a message it found there) is the
+	// API's local time: it says no more than its earliest reading in any zone (UTC+14:00).
+	const placed = typeof givenSentAt !== 'string' || hasOffset(givenSentAt);
+	const earliest = sentAt === undefined ? -Infinity : sentAt - (placed ? 0 : ZONE_EAST_MS);
 	// Records as old as the window, or as the message less the clocks' difference, whichever is later.
-	const since = Math.max(
-		windowStartMs(lookbackDays),
-		sentAt === undefined ? -Infinity : sentAt - CLOCK_MARGIN_MS,
-	);
+	const since = Math.max(windowStartMs(lookbackDays), earliest - CLOCK_MARGIN_MS);
 	return {
 		itemIndex,
 		lookbackDays,
@@ -145,12 +151,29 @@ function readLookup(
 			text: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 			...(isSet(messageId) ? { messageId: String(messageId as string | number) } : {}),
 			since,
+			...(sentAt !== undefined && placed ? { sentAt } : {}),
 		},
 	};
 }
 
+/** The error of an item whose message the list does not show, or cannot tell from an older one. */
+function notFound(node: INode, lookup: Lookup, unplaced?: IDataObject): Error {
+	const { itemIndex, message } = lookup;
+	if (unplaced) {
+		return new NodeOperationError(
+			node,
+			`The message to ${message.recipient} cannot be told from an older one with the same text`,
+			{
+				itemIndex,
+				description: `The SMS list holds a message to ${message.recipient} with this text sent at ${String(unplaced.sentAt)}, in the API's own time zone (it writes no offset), so it may be older than this message. Give Message ID and Sent At as SMS → Send's output gives them (the defaults read them): the message's own record then shows the API's zone.`,
+			},
+		);
+	}
+	return notListed(node, lookup);
+}
+
 /** The error of an item whose message the list does not show. */
-function notFound(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lookup): Error {
+function notListed(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lookup): Error {
 	const id = message.messageId === undefined ? '' : ` (message ID ${message.messageId})`;
 	if (sentAt !== undefined && Date.now() - sentAt < NOT_LISTED_YET_MS) {
 		return new NodeOperationError(
@@ -248,7 +271,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 
 	const first = lookups[0].itemIndex;
 	const smsList = await smsListFor.call(this, settings, first);
-	let found: Array<IDataObject | undefined>;
+	let found: FoundMessage[];
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
@@ -260,13 +283,13 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		return [results];
 	}
 	lookups.forEach((lookup, k) => {
-		const record = found[k];
+		const { record, unplaced } = found[k];
 		if (record)
 			results[lookup.itemIndex] = {
 				json: maskedSmsRecord(record),
 				pairedItem: { item: lookup.itemIndex },
 			};
-		else fail(notFound(node, lookup), lookup.itemIndex);
+		else fail(notFound(node, lookup, unplaced), lookup.itemIndex);
 	});
 	return [results];
 }
