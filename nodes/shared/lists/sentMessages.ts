@@ -182,10 +182,7 @@ interface FindOptions {
 	parallel?: () => number;
 	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
 	repeated: (at: PageAt) => Error;
-	/**
-	 * Further messages the API accepted, with `messageId` and `sentAt`, that only show its zone
-	 * (`apiOffset`): the run's other sent messages.
-	 */
+	/** Further messages the API accepted (`messageId`, `sentAt`) that only show its zone (`apiOffset`). */
 	anchors?: SentMessage[];
 }
 
@@ -197,10 +194,8 @@ interface FindOptions {
 function apiOffset(known: SentMessage[], records: IDataObject[]): number | undefined {
 	const byId = new Map<string, IDataObject[]>();
 	for (const record of records) {
-		if (record.id === undefined) continue;
-		const same = byId.get(String(record.id));
-		if (same) same.push(record);
-		else byId.set(String(record.id), [record]);
+		const id = record.id === undefined ? undefined : String(record.id);
+		if (id !== undefined) byId.set(id, [...(byId.get(id) ?? []), record]);
 	}
 	const samples = known.flatMap(({ messageId, sentAt, recipient, text }) => {
 		if (!isSetId(messageId) || sentAt === undefined) return [];
