@@ -10,9 +10,14 @@ import { TOKEN, useSimulator } from './helpers/simulator';
 const DAY_MS = 86_400_000;
 const today = (daysBack: number) =>
 	new Date(Date.now() - daysBack * DAY_MS).toISOString().slice(0, 10);
-/** The `start-date` asked for messages sent from `since` (ms) on: the day before its day. */
-const dayBefore = (since: number) =>
-	new Date(Math.floor(since / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10);
+/**
+ * The `start-date` asked for messages sent from `since` (ms) on: the day before the day of 12
+ * hours earlier (an API in UTC−12:00 dates them up to 12 hours earlier).
+ */
+const dayBefore = (since: number) => {
+	const inAnyZone = since - DAY_MS / 2;
+	return new Date(Math.floor(inAnyZone / DAY_MS) * DAY_MS - DAY_MS).toISOString().slice(0, 10);
+};
 /** The same for items SMS → Send gave: from the earliest `sentAt`, less two minutes for clocks. */
 const dayBeforeSent = (sent: Array<{ sentAt?: unknown }>) =>
 	dayBefore(Math.min(...sent.map((s) => Date.parse(String(s.sentAt)))) - 120_000);
@@ -228,8 +233,9 @@ describe('SMS → Get Delivery Status', () => {
 				'The message to 254712345678 is not in the SMS list of the last 5 days',
 			);
 			expect(result.error?.description).toContain(`on or after ${today(5)} (UTC)`);
-			// One day earlier than the window, whichever way the API reads start-date.
-			expect(listRequests()[0].query['start-date']).toBe(today(6));
+			// One day earlier than the window (from 12 hours before it, for any zone), whichever way
+			// the API reads start-date.
+			expect(listRequests()[0].query['start-date']).toBe(today(7));
 		});
 
 		test('with Continue On Fail it is an error item paired to its item; the others come out', async () => {
@@ -279,7 +285,7 @@ describe('SMS → Get Delivery Status', () => {
 			],
 		});
 		expect(result.items.map((item) => item.json)).toEqual([recent, old]);
-		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(11)]);
+		expect(listRequests().map((r) => r.query['start-date'])).toEqual([today(12)]);
 
 		// The 9-day-old message is outside a 1-day window.
 		const narrow = await run({
@@ -347,9 +353,9 @@ describe('SMS → Get Delivery Status', () => {
 				'Older message 7',
 			]);
 			expect(listRequests().map((r) => r.query)).toEqual([
-				{ 'start-date': today(3), sort: 'sentAt,desc', page: '1', records: '100' },
+				{ 'start-date': today(4), sort: 'sentAt,desc', page: '1', records: '100' },
 				...['254790000003', '254790000500', '254790000007'].map((query) => ({
-					'start-date': today(3),
+					'start-date': today(4),
 					sort: 'sentAt,desc',
 					query,
 					page: '1',

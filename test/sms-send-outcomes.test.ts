@@ -141,10 +141,11 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 		);
 		expect(sendRequests()).toHaveLength(1);
 		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
-		// From the day before the run (less two minutes for clocks), whichever way the API reads it.
+		// From the day before the run (less two minutes for clocks and 12 hours for an API in
+		// UTC−12:00), whichever way the API reads it.
 		const dayMs = 86_400_000;
 		const dayBefore = (ms: number) =>
-			new Date(Math.floor(ms / dayMs) * dayMs - dayMs).toISOString().slice(0, 10);
+			new Date(Math.floor((ms - dayMs / 2) / dayMs) * dayMs - dayMs).toISOString().slice(0, 10);
 		expect(listRequests().map((r) => r.query['start-date'])).toContain(
 			dayBefore(startedAt - 120_000),
 		);
