@@ -1,0 +1,222 @@
+// An API that writes sentAt in its own time zone without an offset (a Java service writing
+// LocalDateTime on a server set to its country's time; the wrapper's timestamp stays UTC, spec 2.1),
+// n8n in UTC (issue 57), through n8n's engine against the simulator's `apiZoneOffsetMinutes`:
+// Send's lookup never takes an older message of the same number and text for one the API may not
+// have taken, and Get Delivery Status finds messages just sent in any zone from UTC−12:00 to
+// UTC+14:00, learning the zone from each message's own record (its Message ID and Sent At).
+// Times with an offset keep their exact reading.
+import { runWorkflow } from './helpers/n8n';
+import { customers, send } from './helpers/send-fixtures';
+import { useSimulator } from './helpers/simulator';
+
+const ctx = useSimulator({ smsRecords: 0 });
+
+const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
+const HOUR_MS = 3_600_000;
+
+/** Sends `count` customers' messages and gives Send's items. */
+async function sendNow(count: number) {
+	const sent = await runWorkflow({
+		parameters: send(),
+		items: customers(count),
+		credentials: ctx.credentials,
+	});
+	expect(sent.error).toBeUndefined();
+	return sent.items.map((item) => item.json);
+}
+
+const getStatus = (items: Array<Record<string, unknown>>) =>
+	runWorkflow({
+		parameters: { resource: 'sms', operation: 'getStatus' },
+		items,
+		credentials: ctx.credentials,
+		continueOnFail: true,
+	});
+
+describe('Africa/Nairobi (UTC+03:00): a send the API never took', () => {
+	test('a 504 after a timeout, the same number and text sent 2.5 hours earlier: "May have been sent", never found in the SMS list', async () => {
+		ctx.sim.apiZoneOffsetMinutes = 180;
+		const older = ctx.sim.addSms({
+			recipient: '254710000000',
+			content: 'Order ORD-0 is on its way',
+			status: 'DELIVERED',
+			sentAt: ctx.sim.stamp(Date.now() - 2.5 * HOUR_MS),
+		});
+		// Read as UTC, the older message's local time is half an hour after the run began.
+		expect(Date.parse(`${older.sentAt}Z`)).toBeGreaterThan(Date.now());
+		// A gateway gives up on the API after 300 ms and answers 504; the API never takes it.
+		ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(sendRequests()).toHaveLength(1);
+		expect(ctx.sim.sentEnvelopes).toEqual([]);
+		expect(ctx.sim.sms).toHaveLength(1);
+		expect(result.items).toHaveLength(1);
+		const [item] = result.items;
+		expect(item.json.foundInSmsList).toBeUndefined();
+		expect(String(item.json.error)).toMatch(/^May have been sent/);
+		expect(item.error?.description).toMatch(/^Outcome: may have been sent/);
+		expect(item.error?.description).toContain("in the API's own time zone");
+	});
+
+	test('the same 504 beside a batch the API took: its record shows the zone, and the older message is still not taken', async () => {
+		ctx.sim.apiZoneOffsetMinutes = 180;
+		ctx.sim.addSms({
+			recipient: '254710000001',
+			content: 'Order ORD-1 is on its way',
+			sentAt: ctx.sim.stamp(Date.now() - 2.5 * HOUR_MS),
+		});
+		ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 1, parallelRequests: 1 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(ctx.sim.sentEnvelopes.map((e: { number: string }) => e.number)).toEqual([
+			'254710000000',
+		]);
+		expect(result.items[0].json.error).toBeUndefined();
+		expect(String(result.items[1].json.error)).toMatch(/^May have been sent/);
+		expect(result.items[1].json.foundInSmsList).toBeUndefined();
+	});
+});
+
+describe('America/New_York (UTC−05:00): a send the API took after a timeout', () => {
+	test('the zone learned from a batch it took at once: the message it took late is found in the SMS list', async () => {
+		ctx.sim.apiZoneOffsetMinutes = -300;
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		const result = await runWorkflow({
+			parameters: send({ batchSize: 1, parallelRequests: 1, timeout: 500 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
+		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([undefined, true]);
+		expect(result.items[1].json.id).toBe(ctx.sim.sms[1].id);
+	});
+
+	test('alone, the zone cannot be learned: "May have been sent", the record not taken for proof', async () => {
+		ctx.sim.apiZoneOffsetMinutes = -300;
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		const result = await runWorkflow({
+			parameters: send({ timeout: 500 }),
+			items: customers(1),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
+		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
+		expect(result.items[0].error?.description).toContain("in the API's own time zone");
+	});
+});
+
+describe.each([
+	['America/New_York (UTC−05:00)', -300],
+	['Pacific/Kiritimati (UTC+14:00)', 840],
+	['Etc/GMT+12 (UTC−12:00)', -720],
+	['Africa/Nairobi (UTC+03:00)', 180],
+])('%s: Get Delivery Status of messages just sent', (_, offsetMinutes) => {
+	test('finds each one its own record', async () => {
+		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+		const sent = await sendNow(3);
+		expect(ctx.sim.sms[0].sentAt).not.toMatch(/Z$|[+-]\d\d:\d\d$/);
+		const result = await getStatus(sent);
+		expect(result.items.map((item) => item.json.error)).toEqual([undefined, undefined, undefined]);
+		expect(result.items.map((item) => item.json)).toEqual(ctx.sim.sms);
+	});
+
+	test('an older message of the same number and text, 2.5 hours before: each item still its own record', async () => {
+		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+		const older = ctx.sim.addSms({
+			recipient: '254710000000',
+			content: 'Order ORD-0 is on its way',
+			status: 'DELIVERED',
+			sentAt: ctx.sim.stamp(Date.now() - 2.5 * HOUR_MS),
+		});
+		const sent = await sendNow(2);
+		const result = await getStatus(sent);
+		expect(result.items.map((item) => item.json.id)).toEqual(sent.map((item) => item.id));
+		expect(result.items.map((item) => item.json.id)).not.toContain(older.id);
+	});
+
+	/** An item for a message the API never took, sent now, 2.5 hours after one of its number and text. */
+	const notTaken = () => {
+		ctx.sim.addSms({
+			recipient: '254799000000',
+			content: 'Your code is 1234',
+			status: 'DELIVERED',
+			sentAt: ctx.sim.stamp(Date.now() - 2.5 * HOUR_MS),
+		});
+		return {
+			recipient: '254799000000',
+			message: 'Your code is 1234',
+			sentAt: new Date().toISOString(),
+		};
+	};
+
+	test('beside messages just sent, which show the zone: the older message of an item is never given for it', async () => {
+		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+		const item = notTaken();
+		const sent = await sendNow(2);
+		const result = await getStatus([...sent, item]);
+		expect(result.items.map((item) => item.json.id)).toEqual([sent[0].id, sent[1].id, undefined]);
+		expect(result.items[2].json.error).toBe(
+			'The message to 254799000000 is not in the SMS list yet',
+		);
+	});
+
+	test('alone, nothing shows the zone: the older message is not given (it cannot be told from it, unless older in every zone)', async () => {
+		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+		const result = await getStatus([notTaken()]);
+		// At UTC−12:00 it reads 14.5 hours before now: older than the message in any zone.
+		expect(result.items[0].json.error).toBe(
+			offsetMinutes === -720
+				? 'The message to 254799000000 is not in the SMS list yet'
+				: 'The message to 254799000000 cannot be told from an older one with the same text',
+		);
+	});
+});
+
+describe('times with an offset keep their exact reading', () => {
+	test('Get Delivery Status of messages just sent, and Send\u2019s lookup after a timeout the API took', async () => {
+		const sent = await sendNow(2);
+		expect(ctx.sim.sms[0].sentAt).toMatch(/Z$/);
+		const status = await getStatus(sent);
+		expect(status.items.map((item) => item.json)).toEqual(ctx.sim.sms);
+
+		ctx.sim.reset();
+		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		const result = await runWorkflow({
+			parameters: send({ timeout: 500 }),
+			items: customers(2),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
+		expect(ctx.sim.sentEnvelopes).toHaveLength(2);
+	});
+
+	test('an older message with an offset, 2.5 hours before a 504 the API never took: "May have been sent"', async () => {
+		ctx.sim.addSms({
+			recipient: '254710000000',
+			content: 'Order ORD-0 is on its way',
+			sentAt: new Date(Date.now() - 2.5 * HOUR_MS).toISOString(),
+		});
+		ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504 });
+		const result = await runWorkflow({
+			parameters: send(),
+			items: customers(1),
+			credentials: ctx.credentials,
+			continueOnFail: true,
+		});
+		expect(ctx.sim.sentEnvelopes).toEqual([]);
+		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
+		expect(result.items[0].error?.description).not.toContain("in the API's own time zone");
+	});
+});
