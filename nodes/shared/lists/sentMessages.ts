@@ -44,9 +44,8 @@ export interface SentMessage {
 	/** It was sent at this time or later (ms): an older record is never its record. */
 	since: number;
 	/**
-	 * When the API accepted it, by n8n's clock (Send's output field sentAt), when known: with
-	 * `messageId`, its record's `sentAt` shows the zone of an API that writes times without an
-	 * offset (`learnedOffset`).
+	 * When the API accepted it, by n8n's clock (Send's sentAt): with `messageId`, it shows the
+	 * zone of an API that writes times without an offset (`apiOffset`).
 	 */
 	sentAt?: number;
 }
