@@ -82,7 +82,9 @@ describe("Send's lookup of unknown outcomes looks again", () => {
 			json.error ? 'unknown' : json.foundInSmsList ? 'found' : json.status,
 		);
 		expect(outputs.sort()).toEqual(['SENT', 'found', 'unknown']);
-		expect(result.items.find(({ json }) => json.error)?.json.error).toMatch(/^May have been sent: /);
+		expect(result.items.find(({ json }) => json.error)?.json.error).toMatch(
+			/^May have been sent: /,
+		);
 	});
 });
 
