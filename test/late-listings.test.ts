@@ -56,6 +56,14 @@ describe.each([
 			expect(sorts.length).toBeLessThanOrEqual(omitTotals ? 4 : 5);
 		});
 
+		test('Get Many (Return All) from a server that serves 50 records where 100 are asked: message 150, listed late, and each other message once', async () => {
+			ctx.sim.inject({ path: '/sms', pageSize: 50, count: Infinity });
+			ctx.sim.listLate(150, 1);
+			const result = await runWorkflow({ parameters: getMany, credentials: ctx.credentials });
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(seeded);
+		});
+
 		test('Get Many with a Limit of 200: the newest 200 when the reading began, message 150 among them', async () => {
 			ctx.sim.listLate(150, 1);
 			const result = await runWorkflow({

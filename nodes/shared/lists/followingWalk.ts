@@ -103,9 +103,9 @@ export class FollowingWalk implements WalkStrategy {
 		const ranks = content.map((record) => this.rank.get(recordKey(record)));
 		let lastGiven = ranks.length - 1;
 		while (lastGiven >= 0 && ranks[lastGiven] === undefined) lastGiven--;
-		const adjoining = lastGiven < 0 && this.adjoins(start, total);
+		const adjoining = lastGiven < 0 && this.adjoins(content, start, total);
 		this.adjoiningAt = undefined;
-		if (lastGiven < 0 && !adjoining) return this.placed(content, start, at);
+		if (lastGiven < 0 && !adjoining) return this.placed(content, start, at, total);
 		if (lastGiven >= 0)
 			this.anchorAt(start + lastGiven + (this.rank.size - 1 - ranks[lastGiven]!), total);
 		const firstGiven = lastGiven < 0 ? -1 : ranks.findIndex((key) => key !== undefined);
@@ -120,20 +120,23 @@ export class FollowingWalk implements WalkStrategy {
 		return this.take({ ...data, content: taking } as JsonObject, { ...at, last }) || last;
 	}
 
-	/** Whether a page with no record given before continues the record given last. */
-	private adjoins(start: number, total: number | undefined): boolean {
+	/**
+	 * Whether a page with no record given before continues the record given last: never one with a
+	 * record newer than every record given (an arrival; the list moved past the page asked for).
+	 */
+	private adjoins(content: unknown[], start: number, total: number | undefined): boolean {
+		if (this.requests === 1) return true;
+		if (content.some((record) => (numericId(record) ?? -Infinity) > this.newestId)) return false;
 		const steady = this.firstTotal !== undefined && total === this.firstTotal && !this.hasMoved;
-		return (
-			start === this.adjoiningAt || (steady && start === this.anchor.at + 1) || this.requests === 1
-		);
+		return start === this.adjoiningAt || (steady && start === this.anchor.at + 1);
 	}
 
 	/**
 	 * A page that holds no record given before and does not continue them: among the arrivals
 	 * (every id newer than those given: the records given stand below it, past the arrivals whose
-	 * ids lie between, when ids count up one by one), or past the records given (missed).
+	 * ids lie between, as many as the rate allows), or past the records given (missed).
 	 */
-	private placed(content: unknown[], start: number, at: PageAt): false {
+	private placed(content: unknown[], start: number, at: PageAt, total: number | undefined): false {
 		const ids = content.map(numericId);
 		if (content.length === 0 || !ids.every((id) => id !== undefined && id > this.newestId)) {
 			this.backOff = Math.max(BACK_OFF, this.backOff * 2);
@@ -141,11 +144,14 @@ export class FollowingWalk implements WalkStrategy {
 			if (++this.idle >= IDLE) throw this.options.repeated(at);
 			return false;
 		}
-		const between = Math.max(0, Math.min(...(ids as number[])) - this.newestId - 1);
-		this.anchor = {
-			at: start + content.length + between + this.rank.size - 1,
-			request: this.requests,
-		};
+		// Ids may count up by more than one: never more between than the arrivals the rate allows.
+		const idGap = Math.max(0, Math.min(...(ids as number[])) - this.newestId - 1);
+		const arrived = this.rate > 0 ? this.rate * (this.requests - this.anchor.request + 1) : idGap;
+		const between = Math.min(idGap, arrived);
+		// Pages of arrivals only count as pages that give nothing: an API that serves its live
+		// first page for every page asked would otherwise keep the walk going for ever.
+		if (++this.idle >= IDLE) throw this.options.repeated(at);
+		this.anchorAt(start + content.length + between + this.rank.size - 1, total);
 		this.hasMoved = true;
 		this.backOff = 0;
 		return false;
