@@ -46,7 +46,7 @@ import {
 //     as an arrival would). Each page is asked to start just before the record given last, where
 //     the pages so far put it, and the records after it are the next ones.
 //   - `{ last }` (ascending): one request of `last` before the first page names the record that
-//     was last then; pages are read by number, each record once, up to that one. A walk for no
+//     was last then; pages are read by number, one at a time, each record once, up to that one. A walk for no
 //     more `records` than the first page holds needs none: it is read page by page.
 
 /** The walk page by page: every page at `size` (or as `next` says), each record key once. */
@@ -74,7 +74,7 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 
 /**
  * The walk of a list whose new records land last (`arrivals: { last }`, oldest first): page by
- * page, each record once (one listed late moves those after it down a place, so a page may repeat
+ * page, one at a time, each record once (one listed late moves those after it down a place, so a page may repeat
  * the one before's last), up to `lastKey`, the record that was last when the reading began (none:
  * the list was empty), or the list's last page.
  */
@@ -192,7 +192,10 @@ export async function walkPages(
 	const strategy = strategyOf(first, take, options, atStart);
 	if (strategy.taken(first, at)) return;
 	const served = (first.content as unknown[]).length;
-	const counted = next === undefined && parallel() > 1 ? pageCount(first, served) : undefined;
+	// Oldest first, one page at a time: with pages read at once, a record listed late between
+	// their answers could push a record of one into another already answered.
+	const ahead = next === undefined && atStart === undefined && parallel() > 1;
+	const counted = ahead ? pageCount(first, served) : undefined;
 	const planned =
 		counted === undefined ? undefined : Math.min(counted, Math.ceil(records / Math.max(1, served)));
 	if (planned !== undefined && planned >= 2) {
