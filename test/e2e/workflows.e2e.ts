@@ -124,9 +124,17 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		test("example: the nightly report asks for yesterday's FAILED messages (UTC), all pages", async () => {
 			const run = await n8n.run('exNightlyFailed');
 			expect(run.status).toBe('success');
-			const [request] = await n8n.simRequests();
+			const [newest, request] = await n8n.simRequests();
 			const today = new Date().toISOString().slice(0, 10);
 			const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+			// Oldest first: one record in the reverse order names the newest message at the start.
+			expect(newest.query).toMatchObject({
+				status: 'FAILED',
+				records: '1',
+				sort: 'sentAt,desc',
+				'start-date': yesterday,
+				'end-date': today,
+			});
 			expect(request.query).toMatchObject({
 				status: 'FAILED',
 				records: '100',
