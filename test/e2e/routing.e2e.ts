@@ -73,7 +73,14 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			expect(of(1).map((o) => o.json.id)).toEqual([1, 2, 3]);
 			// When each request was answered (the simulator records it).
 			const requests = (await n8n.simRequests()) as Array<SimRequest & { at: number }>;
-			expect(requests.every((r) => r.query.sort === 'id,asc')).toBe(true);
+			// Return All oldest first: one record in the reverse order first names the newest message
+			// at the start (the first answer, or its retry after the 429); every page is oldest first.
+			const newest = requests.filter((r) => r.query.sort === 'id,desc');
+			expect(newest.map((r) => r.query.records)).toEqual(newest.map(() => '1'));
+			expect(newest.filter((r) => r.status === 200)).toHaveLength(1);
+			expect(requests.every((r) => ['id,asc', 'id,desc'].includes(String(r.query.sort)))).toBe(
+				true,
+			);
 			// The two items read at once: the refused request is either item's; its retry is the
 			// next request for the same page at the same size.
 			const refused = requests.find((r) => r.status === 429)!;
