@@ -98,4 +98,13 @@ export function portsFor(line: string) {
 	};
 }
 
+/**
+ * The ports after the lines' blocks, for the tests that start servers of their own: test/e2e/start.e2e.ts's
+ * n8n, its task broker and its simulator.
+ */
+export function sparePorts() {
+	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.length * 10;
+	return { n8n: base, broker: base + 1, api: base + 2, send: base + 3 };
+}
+
 export const STATE_FILE = path.join(packageRoot(), '.n8n-local/e2e-state.json');
