@@ -130,10 +130,20 @@ function paths(line) {
 	return { dir, node, bin: path.join(dir, 'node_modules/n8n/bin/n8n') };
 }
 
+/** The installs under way in this process, by line: two launches of one line share one. */
+const installing = new Map();
+
 /** Installs the locked n8n of a line unless this machine has it cached already. */
 async function ensureInstalled(line) {
 	const target = paths(line);
-	if (!fs.existsSync(path.join(target.dir, '.installed'))) await install(line, target);
+	if (!fs.existsSync(path.join(target.dir, '.installed'))) {
+		if (!installing.has(line)) installing.set(line, install(line, target));
+		try {
+			await installing.get(line);
+		} finally {
+			installing.delete(line);
+		}
+	}
 	// The repository's git-ignored .n8n-local/ shows which install this checkout uses.
 	const link = path.join(root, '.n8n-local', `n8n-${line}`);
 	fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -549,15 +559,16 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
 /**
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
  * example workflows and their credential (`examples` is that credential's data) and more of n8n's
- * settings (`settings`, environment variables: n8n 2.41's task scheduler, say).
+ * settings (`settings`, environment variables: n8n 2.41's task scheduler, say). `tarball`: the
+ * package packed already (the end-to-end tests pack it once); without it, built and packed now.
  */
 async function launch(
 	line,
-	{ userFolder, port, brokerPort, examples, logFile, detached = false, settings = {} },
+	{ userFolder, port, brokerPort, examples, logFile, detached = false, settings = {}, tarball },
 ) {
 	await ensureInstalled(line);
-	log('Building and installing n8n-nodes-sms-messaging into n8n…');
-	await installPackage(userFolder);
+	log(`${tarball ? 'Installing' : 'Building and installing'} n8n-nodes-sms-messaging into n8n…`);
+	await installPackage(userFolder, tarball);
 	const env = { ...environment(line, { userFolder, port, brokerPort }), ...settings };
 	if (examples) log('Importing the example workflows and their credential n8n does not hold yet…');
 	const imported = examples ? await importExamples(line, env, userFolder, examples) : [];
