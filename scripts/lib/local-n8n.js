@@ -133,11 +133,59 @@ function paths(line) {
 /** The installs under way in this process, by line: two launches of one line share one. */
 const installing = new Map();
 
+const isInstalled = (target) => fs.existsSync(path.join(target.dir, '.installed'));
+
+/** Whether a process runs (signal 0 checks without sending anything). */
+function alive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
+/**
+ * Installs a line unless another process is installing it (CI starts the installs early, `npm
+ * test` asks again; two clones share the cache): then waits for that one. The lock is a folder
+ * beside the install holding the installer's pid; a dead installer's lock is taken over.
+ */
+async function installOnce(line, target) {
+	const lock = `${target.dir}.lock`;
+	fs.mkdirSync(path.dirname(lock), { recursive: true });
+	let told = false;
+	while (!isInstalled(target)) {
+		try {
+			fs.mkdirSync(lock);
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+			const pidFile = path.join(lock, 'pid');
+			const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
+			const stale = pid
+				? !alive(pid)
+				: Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 60_000;
+			if (stale) fs.rmSync(lock, { recursive: true, force: true });
+			else if (!told) {
+				told = true;
+				log(`Waiting for process ${pid || '?'}, which is installing the n8n ${line} host…`);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 2_000));
+			continue;
+		}
+		try {
+			fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+			if (!isInstalled(target)) await install(line, target);
+		} finally {
+			fs.rmSync(lock, { recursive: true, force: true });
+		}
+	}
+}
+
 /** Installs the locked n8n of a line unless this machine has it cached already. */
 async function ensureInstalled(line) {
 	const target = paths(line);
-	if (!fs.existsSync(path.join(target.dir, '.installed'))) {
-		if (!installing.has(line)) installing.set(line, install(line, target));
+	if (!isInstalled(target)) {
+		if (!installing.has(line)) installing.set(line, installOnce(line, target));
 		try {
 			await installing.get(line);
 		} finally {
