@@ -1,0 +1,99 @@
+'use strict';
+// `npm test`: build, then two lanes: the unit tests; and beside them the n8n hosts' installs
+// (scripts/install-hosts.js, its lines prefixed "[n8n hosts]"), then the time-zone runs
+// (`npm run zones`, prefixed "[zones]"); then the end-to-end tests in those hosts. Every step runs
+// even when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
+// (scripts/test-summary.js), and the exit code is 1 when anything failed. Each step's time is
+// printed as it ends ("== unit: 412 s"). `--no-build`: dist/ is built already (CI built it).
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const jest = path.join(root, 'node_modules/jest/bin/jest.js');
+/** The jest runs of this script: unit, e2e, and the two of `npm run zones`. */
+const JEST_RUNS = 4;
+
+// Each jest run appends its counts to this file; CI passes its own, which also counts test:queue.
+const ownSummary = !process.env.TEST_SUMMARY_FILE;
+const summaryFile =
+	process.env.TEST_SUMMARY_FILE ||
+	path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sms-messaging-test-')), 'summary');
+const env = { ...process.env, TEST_SUMMARY_FILE: summaryFile };
+
+const children = new Set();
+
+/** Runs a command to completion; resolves with its exit code. `prefix`: each line prefixed. */
+function run(command, args, { prefix } = {}) {
+	return new Promise((resolve) => {
+		const child = spawn(command, args, {
+			cwd: root,
+			env,
+			stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+		});
+		children.add(child);
+		if (prefix) {
+			for (const stream of [child.stdout, child.stderr]) {
+				let rest = '';
+				stream.on('data', (chunk) => {
+					const lines = (rest + chunk).split('\n');
+					rest = lines.pop();
+					for (const line of lines) process.stdout.write(`${prefix} ${line}\n`);
+				});
+				stream.on('end', () => rest && process.stdout.write(`${prefix} ${rest}\n`));
+			}
+		}
+		child.once('error', () => resolve(1));
+		child.once('exit', (code, signal) => {
+			children.delete(child);
+			resolve(code ?? (signal ? 1 : 0));
+		});
+	});
+}
+
+/** Runs a step and says how long it took. */
+async function step(name, command, args, options) {
+	const started = Date.now();
+	const code = await run(command, args, options);
+	const seconds = Math.round((Date.now() - started) / 1000);
+	process.stdout.write(`== ${name}: ${seconds} s${code ? ` (exit code ${code})` : ''}\n`);
+	return code;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+	process.on(signal, () => {
+		for (const child of children) child.kill(signal);
+		process.exit(1);
+	});
+}
+
+async function main() {
+	const codes = [];
+	if (!process.argv.includes('--no-build')) {
+		const built = await step('build', 'npm', ['run', 'build', '--silent']);
+		if (built) {
+			process.stdout.write('The build failed: no test ran.\n');
+			process.exit(built);
+		}
+	}
+	// Two lanes on two cores: the unit tests; the host installs (network, disk, one native build
+	// each), then the time-zone runs (`npm run zones`, the same kind of tests as the unit ones).
+	const hostsThenZones = (async () => {
+		const hosts = await step('n8n hosts', process.execPath, ['scripts/install-hosts.js'], {
+			prefix: '[n8n hosts]',
+		});
+		return [hosts, await step('zones', 'npm', ['run', 'zones', '--silent'], { prefix: '[zones]' })];
+	})();
+	codes.push(await step('unit', process.execPath, [jest, '--selectProjects', 'unit']));
+	codes.push(...(await hostsThenZones));
+	// The e2e run installs what is still missing itself, and says so when it cannot.
+	codes.push(await step('e2e', process.execPath, [jest, '--selectProjects', 'e2e', '--runInBand']));
+	if (ownSummary) {
+		codes.push(await run(process.execPath, ['scripts/test-summary.js', summaryFile, JEST_RUNS]));
+		fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
+	}
+	process.exit(codes.some((code) => code !== 0) ? 1 : 0);
+}
+
+main();
