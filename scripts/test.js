@@ -1,7 +1,9 @@
 'use strict';
-// `npm test`: build, then two lanes: the unit tests; and beside them the n8n hosts' installs
-// (scripts/install-hosts.js, its lines prefixed "[n8n hosts]"), then the time-zone runs
-// (`npm run zones`, prefixed "[zones]"); then the end-to-end tests in those hosts. Every step runs
+// `npm test`: build and pack once, then two lanes: the unit tests, then the time-zone runs
+// (`npm run zones`); and beside them the n8n hosts' installs (scripts/install-hosts.js, its lines
+// prefixed "[n8n hosts]"), then the end-to-end tests in those hosts (prefixed "[e2e]"). The e2e
+// tests mostly wait on n8n, so the unit tests take the CPU meanwhile. dist/ is not built again
+// while they run: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL). Every step runs
 // even when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
 // (scripts/test-summary.js), and the exit code is 1 when anything failed. Each step's time is
 // printed as it ends ("== unit: 412 s"). `--no-build`: dist/ is built already (CI built it).
@@ -10,6 +12,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+const local = require('./lib/local-n8n');
+
 const root = path.resolve(__dirname, '..');
 const jest = path.join(root, 'node_modules/jest/bin/jest.js');
 /** The jest runs of this script: unit, e2e, and the two of `npm run zones`. */
@@ -17,9 +21,8 @@ const JEST_RUNS = 4;
 
 // Each jest run appends its counts to this file; CI passes its own, which also counts test:queue.
 const ownSummary = !process.env.TEST_SUMMARY_FILE;
-const summaryFile =
-	process.env.TEST_SUMMARY_FILE ||
-	path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sms-messaging-test-')), 'summary');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sms-messaging-test-'));
+const summaryFile = process.env.TEST_SUMMARY_FILE || path.join(work, 'summary');
 const env = { ...process.env, TEST_SUMMARY_FILE: summaryFile };
 
 const children = new Set();
@@ -77,22 +80,31 @@ async function main() {
 			process.exit(built);
 		}
 	}
-	// Two lanes on two cores: the unit tests; the host installs (network, disk, one native build
-	// each), then the time-zone runs (`npm run zones`, the same kind of tests as the unit ones).
-	const hostsThenZones = (async () => {
+	const tarball = path.join(work, 'package.tgz');
+	fs.copyFileSync(await local.packBuilt(), tarball);
+	env.SMS_MESSAGING_TARBALL = tarball;
+	const hostsThenE2e = (async () => {
 		const hosts = await step('n8n hosts', process.execPath, ['scripts/install-hosts.js'], {
 			prefix: '[n8n hosts]',
 		});
-		return [hosts, await step('zones', 'npm', ['run', 'zones', '--silent'], { prefix: '[zones]' })];
+		// The e2e run installs what is still missing itself, and says so when it cannot.
+		const e2e = await step(
+			'e2e',
+			process.execPath,
+			[jest, '--selectProjects', 'e2e', '--runInBand'],
+			{
+				prefix: '[e2e]',
+			},
+		);
+		return [hosts, e2e];
 	})();
 	codes.push(await step('unit', process.execPath, [jest, '--selectProjects', 'unit']));
-	codes.push(...(await hostsThenZones));
-	// The e2e run installs what is still missing itself, and says so when it cannot.
-	codes.push(await step('e2e', process.execPath, [jest, '--selectProjects', 'e2e', '--runInBand']));
+	codes.push(await step('zones', 'npm', ['run', 'zones', '--silent']));
+	codes.push(...(await hostsThenE2e));
 	if (ownSummary) {
 		codes.push(await run(process.execPath, ['scripts/test-summary.js', summaryFile, JEST_RUNS]));
-		fs.rmSync(path.dirname(summaryFile), { recursive: true, force: true });
 	}
+	fs.rmSync(work, { recursive: true, force: true });
 	process.exit(codes.some((code) => code !== 0) ? 1 : 0);
 }
 

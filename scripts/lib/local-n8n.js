@@ -320,9 +320,19 @@ async function install(line, target) {
 	);
 }
 
-/** Builds this package and packs it; returns the tarball's path. */
+/**
+ * Builds this package and packs it; returns the tarball's path. `npm test` packs once and names
+ * the tarball in SMS_MESSAGING_TARBALL: then that one is used, and dist/ is not built again under
+ * the tests that read it.
+ */
 async function packPackage() {
+	if (process.env.SMS_MESSAGING_TARBALL) return process.env.SMS_MESSAGING_TARBALL;
 	await run('npm', ['run', 'build', '--silent'], { cwd: root, quiet: true });
+	return await packBuilt();
+}
+
+/** Packs dist/ as it is; returns the tarball's path. */
+async function packBuilt() {
 	const packDir = path.join(root, '.n8n-local', 'pack');
 	fs.mkdirSync(packDir, { recursive: true });
 	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
@@ -647,6 +657,7 @@ module.exports = {
 	// For queue mode (scripts/lib/queue-mode.js): the same install, package and environment.
 	ensureInstalled,
 	packPackage,
+	packBuilt,
 	installPackage,
 	environment,
 	importExamples,
