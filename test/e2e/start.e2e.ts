@@ -117,7 +117,8 @@ describe(`npm start's examples on n8n ${line}`, () => {
 		} finally {
 			await third.stop();
 		}
-		// Three starts, each building, packing and installing the package as npm start does.
+		// Three starts, each installing the package as npm start does (under npm test, the tarball
+		// npm test packed: SMS_MESSAGING_TARBALL).
 	}, 900_000);
 });
 
