@@ -6,7 +6,8 @@
 // while they run: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL). Every step runs
 // even when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
 // (scripts/test-summary.js), and the exit code is 1 when anything failed. Each step's time is
-// printed as it ends ("== unit: 412 s"). `--no-build`: dist/ is built already (CI built it).
+// printed as it ends ("== unit: 412 s"). `--no-build`: dist/ is built already (CI built it);
+// `--queue`: the queue-mode tests (`npm run test:queue`) too, in the first lane.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,8 +17,10 @@ const local = require('./lib/local-n8n');
 
 const root = path.resolve(__dirname, '..');
 const jest = path.join(root, 'node_modules/jest/bin/jest.js');
-/** The jest runs of this script: unit, e2e, and the two of `npm run zones`. */
-const JEST_RUNS = 4;
+/** `--queue` (CI): the queue-mode tests too, in the first lane after the time-zone runs. */
+const withQueue = process.argv.includes('--queue');
+/** The jest runs of this script: unit, e2e, the two of `npm run zones`, and the queue's. */
+const JEST_RUNS = withQueue ? 5 : 4;
 
 // Each jest run appends its counts to this file; CI passes its own, which also counts test:queue.
 const ownSummary = !process.env.TEST_SUMMARY_FILE;
@@ -100,6 +103,12 @@ async function main() {
 	})();
 	codes.push(await step('unit', process.execPath, [jest, '--selectProjects', 'unit']));
 	codes.push(await step('zones', 'npm', ['run', 'zones', '--silent']));
+	// test:queue without its build: n8n's queue mode (PostgreSQL, Redis, main, two workers), on
+	// ports of its own, beside the e2e tests (its hosts' installs waited for where still going).
+	if (withQueue) {
+		const queue = [jest, '-c', 'jest.queue.config.js', '--runInBand'];
+		codes.push(await step('queue', process.execPath, queue));
+	}
 	codes.push(...(await hostsThenE2e));
 	if (ownSummary) {
 		codes.push(await run(process.execPath, ['scripts/test-summary.js', summaryFile, JEST_RUNS]));
