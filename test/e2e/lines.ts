@@ -57,8 +57,6 @@ export const localN8n: {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	require(path.join(packageRoot(), 'scripts/lib/local-n8n'));
 
-export const OWNER = localN8n.OWNER;
-
 /** Where a started line and its simulator answer. */
 export function lineEndpoints(
 	line: string,
