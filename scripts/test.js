@@ -1,13 +1,13 @@
 'use strict';
-// `npm test`: build and pack once, then two lanes: the unit tests, then the time-zone runs
-// (`npm run zones`); and beside them the n8n hosts' installs (scripts/install-hosts.js, its lines
-// prefixed "[n8n hosts]"), then the end-to-end tests in those hosts (prefixed "[e2e]"). The e2e
-// tests mostly wait on n8n, so the unit tests take the CPU meanwhile. dist/ is not built again
-// while they run: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL). Every step runs
-// even when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
+// `npm test`: build and pack once, then two lanes: the unit tests; and beside them the n8n hosts'
+// installs (scripts/install-hosts.js, its lines prefixed "[n8n hosts]"), then the end-to-end
+// tests in those hosts (prefixed "[e2e]": they mostly wait on n8n, so the unit tests have the
+// CPU). Whichever lane is done first takes the time-zone runs (`npm run zones`, "[zones]"), and
+// with `--queue` (CI) the queue-mode tests first ("[queue]"). dist/ is not built again while tests
+// read it: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL). Every step runs even
+// when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
 // (scripts/test-summary.js), and the exit code is 1 when anything failed. Each step's time is
-// printed as it ends ("== unit: 412 s"). `--no-build`: dist/ is built already (CI built it);
-// `--queue`: the queue-mode tests (`npm run test:queue`) too, in the first lane.
+// printed as it ends ("== unit: 700 s"). `--no-build`: dist/ is built already (CI built it).
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -17,7 +17,7 @@ const local = require('./lib/local-n8n');
 
 const root = path.resolve(__dirname, '..');
 const jest = path.join(root, 'node_modules/jest/bin/jest.js');
-/** `--queue` (CI): the queue-mode tests too, in the first lane after the time-zone runs. */
+/** `--queue` (CI): the queue-mode tests too (`npm run test:queue`'s jest run). */
 const withQueue = process.argv.includes('--queue');
 /** The jest runs of this script: unit, e2e, the two of `npm run zones`, and the queue's. */
 const JEST_RUNS = withQueue ? 5 : 4;
@@ -86,30 +86,38 @@ async function main() {
 	const tarball = path.join(work, 'package.tgz');
 	fs.copyFileSync(await local.packBuilt(), tarball);
 	env.SMS_MESSAGING_TARBALL = tarball;
-	const hostsThenE2e = (async () => {
+	// What either lane takes when its own part is done, the longest first: test:queue's jest run
+	// without its build (n8n's queue mode, on ports of its own; its hosts' installs waited for
+	// where still going), then the time-zone runs. They may run beside each other.
+	const tail = [
+		...(withQueue
+			? [['queue', process.execPath, [jest, '-c', 'jest.queue.config.js', '--runInBand']]]
+			: []),
+		['zones', 'npm', ['run', 'zones', '--silent']],
+	];
+	const takeTail = async () => {
+		const done = [];
+		for (let job = tail.shift(); job; job = tail.shift()) {
+			const [name, command, args] = job;
+			done.push(await step(name, command, args, { prefix: `[${name}]` }));
+		}
+		return done;
+	};
+	const hostsLane = (async () => {
 		const hosts = await step('n8n hosts', process.execPath, ['scripts/install-hosts.js'], {
 			prefix: '[n8n hosts]',
 		});
 		// The e2e run installs what is still missing itself, and says so when it cannot.
-		const e2e = await step(
-			'e2e',
-			process.execPath,
-			[jest, '--selectProjects', 'e2e', '--runInBand'],
-			{
-				prefix: '[e2e]',
-			},
-		);
-		return [hosts, e2e];
+		const e2e = [jest, '--selectProjects', 'e2e', '--runInBand'];
+		return [
+			hosts,
+			await step('e2e', process.execPath, e2e, { prefix: '[e2e]' }),
+			...(await takeTail()),
+		];
 	})();
 	codes.push(await step('unit', process.execPath, [jest, '--selectProjects', 'unit']));
-	codes.push(await step('zones', 'npm', ['run', 'zones', '--silent']));
-	// test:queue without its build: n8n's queue mode (PostgreSQL, Redis, main, two workers), on
-	// ports of its own, beside the e2e tests (its hosts' installs waited for where still going).
-	if (withQueue) {
-		const queue = [jest, '-c', 'jest.queue.config.js', '--runInBand'];
-		codes.push(await step('queue', process.execPath, queue));
-	}
-	codes.push(...(await hostsThenE2e));
+	codes.push(...(await takeTail()));
+	codes.push(...(await hostsLane));
 	if (ownSummary) {
 		codes.push(await run(process.execPath, ['scripts/test-summary.js', summaryFile, JEST_RUNS]));
 	}
