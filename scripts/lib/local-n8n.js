@@ -130,10 +130,68 @@ function paths(line) {
 	return { dir, node, bin: path.join(dir, 'node_modules/n8n/bin/n8n') };
 }
 
+/** The installs under way in this process, by line: two launches of one line share one. */
+const installing = new Map();
+
+const isInstalled = (target) => fs.existsSync(path.join(target.dir, '.installed'));
+
+/** Whether a process runs (signal 0 checks without sending anything). */
+function alive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return error.code === 'EPERM';
+	}
+}
+
+/**
+ * Installs a line unless another process is installing it (CI starts the installs early, `npm
+ * test` asks again; two clones share the cache): then waits for that one. The lock is a folder
+ * beside the install holding the installer's pid; a dead installer's lock is taken over.
+ */
+async function installOnce(line, target) {
+	const lock = `${target.dir}.lock`;
+	fs.mkdirSync(path.dirname(lock), { recursive: true });
+	let told = false;
+	while (!isInstalled(target)) {
+		try {
+			fs.mkdirSync(lock);
+		} catch (error) {
+			if (error.code !== 'EEXIST') throw error;
+			const pidFile = path.join(lock, 'pid');
+			const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
+			const stale = pid
+				? !alive(pid)
+				: Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0) > 60_000;
+			if (stale) fs.rmSync(lock, { recursive: true, force: true });
+			else if (!told) {
+				told = true;
+				log(`Waiting for process ${pid || '?'}, which is installing the n8n ${line} host…`);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 2_000));
+			continue;
+		}
+		try {
+			fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+			if (!isInstalled(target)) await install(line, target);
+		} finally {
+			fs.rmSync(lock, { recursive: true, force: true });
+		}
+	}
+}
+
 /** Installs the locked n8n of a line unless this machine has it cached already. */
 async function ensureInstalled(line) {
 	const target = paths(line);
-	if (!fs.existsSync(path.join(target.dir, '.installed'))) await install(line, target);
+	if (!isInstalled(target)) {
+		if (!installing.has(line)) installing.set(line, installOnce(line, target));
+		try {
+			await installing.get(line);
+		} finally {
+			installing.delete(line);
+		}
+	}
 	// The repository's git-ignored .n8n-local/ shows which install this checkout uses.
 	const link = path.join(root, '.n8n-local', `n8n-${line}`);
 	fs.mkdirSync(path.dirname(link), { recursive: true });
@@ -262,9 +320,19 @@ async function install(line, target) {
 	);
 }
 
-/** Builds this package and packs it; returns the tarball's path. */
+/**
+ * Builds this package and packs it; returns the tarball's path. `npm test` packs once and names
+ * the tarball in SMS_MESSAGING_TARBALL: then that one is used, and dist/ is not built again under
+ * the tests that read it.
+ */
 async function packPackage() {
+	if (process.env.SMS_MESSAGING_TARBALL) return process.env.SMS_MESSAGING_TARBALL;
 	await run('npm', ['run', 'build', '--silent'], { cwd: root, quiet: true });
+	return await packBuilt();
+}
+
+/** Packs dist/ as it is; returns the tarball's path. */
+async function packBuilt() {
 	const packDir = path.join(root, '.n8n-local', 'pack');
 	fs.mkdirSync(packDir, { recursive: true });
 	const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', packDir], {
@@ -549,15 +617,16 @@ async function activateWorkflow(n8nUrl, cookie, workflowId) {
 /**
  * A running n8n of a line with this package installed into `userFolder`, optionally with the
  * example workflows and their credential (`examples` is that credential's data) and more of n8n's
- * settings (`settings`, environment variables: n8n 2.41's task scheduler, say).
+ * settings (`settings`, environment variables: n8n 2.41's task scheduler, say). `tarball`: the
+ * package packed already (the end-to-end tests pack it once); without it, built and packed now.
  */
 async function launch(
 	line,
-	{ userFolder, port, brokerPort, examples, logFile, detached = false, settings = {} },
+	{ userFolder, port, brokerPort, examples, logFile, detached = false, settings = {}, tarball },
 ) {
 	await ensureInstalled(line);
-	log('Building and installing n8n-nodes-sms-messaging into n8n…');
-	await installPackage(userFolder);
+	log(`${tarball ? 'Installing' : 'Building and installing'} n8n-nodes-sms-messaging into n8n…`);
+	await installPackage(userFolder, tarball);
 	const env = { ...environment(line, { userFolder, port, brokerPort }), ...settings };
 	if (examples) log('Importing the example workflows and their credential n8n does not hold yet…');
 	const imported = examples ? await importExamples(line, env, userFolder, examples) : [];
@@ -588,6 +657,7 @@ module.exports = {
 	// For queue mode (scripts/lib/queue-mode.js): the same install, package and environment.
 	ensureInstalled,
 	packPackage,
+	packBuilt,
 	installPackage,
 	environment,
 	importExamples,

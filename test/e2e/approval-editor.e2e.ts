@@ -5,7 +5,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { SEND_AND_WAIT } from '../helpers/approval-fixtures';
-import { OWNER } from './lines';
+import { signIn } from './sign-in';
 import { codeNode, linearWorkflow, lines, N8n, until } from './n8n-rest';
 import { screenshotPath } from './screenshots';
 
@@ -35,11 +35,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 		});
 		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await page.goto(`${endpoints.n8nUrl}/signin`);
-		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
-		await page.fill('input[name=password]', OWNER.password);
-		await page.click('[data-test-id=form-submit-button]');
-		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
+		await signIn(page, endpoints.n8nUrl);
 	});
 
 	afterAll(async () => await browser?.close());
@@ -97,11 +93,7 @@ describe(`SMS Messaging Approval with a file field and several items, in the edi
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 		});
 		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await page.goto(`${endpoints.n8nUrl}/signin`);
-		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
-		await page.fill('input[name=password]', OWNER.password);
-		await page.click('[data-test-id=form-submit-button]');
-		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
+		await signIn(page, endpoints.n8nUrl);
 	});
 
 	afterAll(async () => await browser?.close());

@@ -5,7 +5,7 @@
 // `npm run screenshots` sets (screenshots.ts); otherwise to a temporary folder.
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-import { OWNER } from './lines';
+import { signIn } from './sign-in';
 import {
 	codeNode,
 	CREATE_SENDER_ID_PER_BRAND,
@@ -78,11 +78,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 		});
 		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await page.goto(`${endpoints.n8nUrl}/signin`);
-		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
-		await page.fill('input[name=password]', OWNER.password);
-		await page.click('[data-test-id=form-submit-button]');
-		await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
+		await signIn(page, endpoints.n8nUrl);
 	});
 
 	afterAll(async () => await browser?.close());

@@ -1,10 +1,10 @@
 // Brings up, for each n8n line under test, a real n8n with the packed package installed as a
 // community node, and an API simulator. Everything runs on 127.0.0.1.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { E2E_LINES, lineEndpoints, portsFor, STATE_FILE, type LineEndpoints } from './lines';
+import { E2E_LINES, lineEndpoints, portsFor, STATE_FILE } from './lines';
 import { startTriggerWatch } from './trigger-watch';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -43,49 +43,68 @@ export default async function globalSetup() {
 	try {
 		await startLines(running);
 	} catch (error) {
-		// Jest skips the teardown when the setup fails: stop what did start.
+		// Jest skips the teardown when the setup fails: stop what did start, and what is starting.
+		await local.stopAll();
 		for (const started of running) await started.stop();
 		throw error;
 	}
 }
 
-async function startLines(running: Running[]) {
-	const endpoints: LineEndpoints[] = [];
-	for (const line of E2E_LINES) {
-		const ports = portsFor(line);
-		const userFolder = path.join(local.root, '.n8n-local', `e2e-user-${line}`);
-		fs.rmSync(userFolder, { recursive: true, force: true });
+/**
+ * Every line at once (their installs, launches and trigger watches overlap), each from the one
+ * tarball packed here.
+ */
+/** Stops an n8n (SIGTERM) unless it has exited already. */
+async function stopN8n(child: ChildProcess) {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	const exited = new Promise((resolve) => child.once('exit', resolve));
+	child.kill('SIGTERM');
+	await exited;
+}
 
-		const simulator = new Simulator({ token: `e2e-token-${line}-7c1f`, smsRecords: 250 });
-		const urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
-		running.push({ stop: async () => await simulator.stop() });
-		const n8n = await local.launch(line, {
+async function startLines(running: Running[]) {
+	const tarball: string = await local.packPackage();
+	const endpoints = await Promise.all(
+		E2E_LINES.map(async (line) => await startLine(line, tarball, running)),
+	);
+	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
+}
+
+async function startLine(line: string, tarball: string, running: Running[]) {
+	const ports = portsFor(line);
+	const userFolder = path.join(local.root, '.n8n-local', `e2e-user-${line}`);
+	fs.rmSync(userFolder, { recursive: true, force: true });
+
+	const simulator = new Simulator({ token: `e2e-token-${line}-7c1f`, smsRecords: 250 });
+	const urls = await simulator.start({ apiPort: ports.api, sendPort: ports.send });
+	running.push({ stop: async () => await simulator.stop() });
+	const [n8n, schedulerWatch] = await Promise.all([
+		local.launch(line, {
 			userFolder,
 			port: ports.n8n,
 			brokerPort: ports.broker,
 			examples: { apiToken: simulator.token, ...urls },
-		});
-		running.push({
-			stop: async () => {
-				n8n.child.kill('SIGTERM');
-				await new Promise((resolve) => n8n.child.once('exit', resolve));
-			},
-		});
-		const reached = lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token });
-		// Activated now, so that n8n's next minute poll happens while the other tests run.
-		const trigger = await startTriggerWatch(reached, ports);
-		running.push({ stop: trigger.stop });
-		const schedulerWatch = line === '2.x' ? await startScheduler(running, ports) : undefined;
-		endpoints.push({ ...reached, triggerWatch: trigger.watch, schedulerWatch });
-	}
-	fs.writeFileSync(STATE_FILE, JSON.stringify(endpoints, null, 2));
+			tarball,
+		}),
+		line === '2.x' ? startScheduler(running, ports, tarball) : undefined,
+	]);
+	running.push({ stop: async () => await stopN8n(n8n.child) });
+	const reached = lineEndpoints(line, ports.n8n, { ...urls, token: simulator.token });
+	// Activated now, so that n8n's next minute poll happens while the other tests run.
+	const trigger = await startTriggerWatch(reached, ports);
+	running.push({ stop: trigger.stop });
+	return { ...reached, triggerWatch: trigger.watch, schedulerWatch };
 }
 
 /**
  * A second n8n 2.x with its task scheduler on (SQLite, as the first), and a trigger watch in it:
  * trigger.e2e.ts checks that the example alert runs there too.
  */
-async function startScheduler(running: Running[], ports: ReturnType<typeof portsFor>) {
+async function startScheduler(
+	running: Running[],
+	ports: ReturnType<typeof portsFor>,
+	tarball: string,
+) {
 	const userFolder = path.join(local.root, '.n8n-local', 'e2e-user-2.x-scheduler');
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	const n8n = await local.launch('2.x', {
@@ -93,13 +112,9 @@ async function startScheduler(running: Running[], ports: ReturnType<typeof ports
 		port: ports.schedulerN8n,
 		brokerPort: ports.schedulerBroker,
 		settings: { N8N_SCHEDULER_ENABLED: 'true', N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true' },
+		tarball,
 	});
-	running.push({
-		stop: async () => {
-			n8n.child.kill('SIGTERM');
-			await new Promise((resolve) => n8n.child.once('exit', resolve));
-		},
-	});
+	running.push({ stop: async () => await stopN8n(n8n.child) });
 	const reached = lineEndpoints('2.x', ports.schedulerN8n, {
 		baseUrl: '',
 		sendBaseUrl: '',

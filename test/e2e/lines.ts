@@ -57,8 +57,6 @@ export const localN8n: {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	require(path.join(packageRoot(), 'scripts/lib/local-n8n'));
 
-export const OWNER = localN8n.OWNER;
-
 /** Where a started line and its simulator answer. */
 export function lineEndpoints(
 	line: string,
@@ -96,6 +94,15 @@ export function portsFor(line: string) {
 		schedulerApi: base + 8,
 		schedulerSend: base + 9,
 	};
+}
+
+/**
+ * The ports after the lines' blocks, for the tests that start servers of their own: test/e2e/start.e2e.ts's
+ * n8n, its task broker and its simulator.
+ */
+export function sparePorts() {
+	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.length * 10;
+	return { n8n: base, broker: base + 1, api: base + 2, send: base + 3 };
 }
 
 export const STATE_FILE = path.join(packageRoot(), '.n8n-local/e2e-state.json');

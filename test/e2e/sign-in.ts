@@ -1,0 +1,18 @@
+// The editor tests' browser session: the owner logged in through n8n's REST API (which waits out
+// n8n's limit of 5 logins a minute, scripts/lib/local-n8n.js) and its cookie given to the browser,
+// so that a test file that follows others quickly is not refused at n8n's sign-in page.
+import type { Page } from 'playwright-core';
+
+import { localN8n } from './lines';
+
+export async function signIn(page: Page, n8nUrl: string) {
+	const response = await localN8n.login(n8nUrl);
+	if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+	const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+	const at = cookie.indexOf('=');
+	await page
+		.context()
+		.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: n8nUrl }]);
+	await page.goto(`${n8nUrl}/home/workflows`);
+	await page.waitForURL(/\/(home|workflows)/, { timeout: 30_000 });
+}
