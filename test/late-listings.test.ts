@@ -56,6 +56,31 @@ describe.each([
 			expect(sorts.length).toBeLessThanOrEqual(omitTotals ? 4 : 5);
 		});
 
+		test('Get Many oldest first by Sent At (Return All), the newest 20 sent in one request and so sharing their Sent At, listed in the same order both ways: each message once, all 20 among them', async () => {
+			ctx.sim.arriveDuringReads('sms', 0);
+			const sent = await runWorkflow({
+				parameters: send(),
+				items: customers(20),
+				credentials: ctx.credentials,
+			});
+			expect(sent.error).toBeUndefined();
+			expect(new Set(sent.items.map((item) => item.json.sentAt)).size).toBe(1);
+			// Ties in the order they were added, whichever way the list is read: the reverse order
+			// names the first of the 20 as the last message at the start.
+			ctx.sim.tiesInAddedOrder = true;
+			const byTime = [...ctx.sim.sms].sort((a, b) =>
+				a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id,
+			);
+			ctx.sim.arriveDuringReads('sms', perRequest);
+			const result = await runWorkflow({
+				parameters: { ...getMany, options: { sortField: 'sentAt', sortDirection: 'asc' } },
+				credentials: ctx.credentials,
+			});
+			expect(result.error).toBeUndefined();
+			expect(ids(result.items)).toEqual(byTime.map((sms) => sms.id));
+			expect(ids(result.items).slice(-20)).toEqual(ids(sent.items));
+		});
+
 		test('Get Many (Return All) from a server that serves 50 records where 100 are asked: message 150, listed late, and each other message once', async () => {
 			ctx.sim.inject({ path: '/sms', pageSize: 50, count: Infinity });
 			ctx.sim.listLate(150, 1);

@@ -265,11 +265,18 @@ function recordsWanted(this: IExecutePaginationFunctions): number {
 	return positiveInteger(ref('limit', 'Limit'), this.getNodeParameter('limit', null));
 }
 
+/** A message's Sent At as a time, for its place in the list by Sent At (undefined: none). */
+function sentAtPlace(record: unknown): number | undefined {
+	const time = Date.parse(String((record as IDataObject | null)?.sentAt));
+	return Number.isNaN(time) ? undefined : time;
+}
+
 /**
  * Where records that arrive while a list is read land in the order asked for: first on the
  * contact list (newest first, no sort) and on the SMS list by id or sentAt descending (the
  * default), last when ascending, where `read` in the reverse order names the last record at the
- * start; a status order puts them anywhere.
+ * start (by Sent At, messages that share its time are taken too); a status order puts them
+ * anywhere.
  */
 function arrivalsOf(
 	qs: IDataObject | undefined,
@@ -278,7 +285,8 @@ function arrivalsOf(
 	const [field, direction] = String(qs?.sort ?? 'id,desc').split(',');
 	if (field === 'status') return undefined;
 	if (direction !== 'asc') return 'first';
-	return { last: async (at) => await read(at, `${field},desc`) };
+	const last = async (at: PageAt) => await read(at, `${field},desc`);
+	return field === 'sentAt' ? { last, order: sentAtPlace } : { last };
 }
 
 /**

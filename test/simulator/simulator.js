@@ -234,6 +234,12 @@ class Simulator {
 		 */
 		this.omitTotals = false;
 		/**
+		 * Records equal in the SMS list's sort field keep the order they were added in (lowest id
+		 * first) in both directions, as a stable sort by that field alone does; by default ties are
+		 * broken by id in the list's direction. Settable at any time; reset() clears it.
+		 */
+		this.tiesInAddedOrder = false;
+		/**
 		 * Ids of messages the SMS lists leave out for now: accepted, not listed yet (a commit that
 		 * lands after a newer one's, a lagging replica). GET /sms/{id} still finds them.
 		 * @type {Set<number>}
@@ -277,6 +283,7 @@ class Simulator {
 		this.deliveries = new Map();
 		this.revision = 0;
 		this.omitTotals = false;
+		this.tiesInAddedOrder = false;
 		this.unlisted = new Set();
 		this.apiZoneOffsetMinutes = undefined;
 		/** @type {Map<number, number>} messages `listLate` holds back: answers still to wait */
@@ -1160,8 +1167,9 @@ class Simulator {
 		);
 		const [field, direction] = sort;
 		const sign = direction === 'asc' ? 1 : -1;
+		const tieSign = this.tiesInAddedOrder ? 1 : sign;
 		return rows.sort((a, b) =>
-			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * sign,
+			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * tieSign,
 		);
 	}
 
@@ -1173,7 +1181,7 @@ class Simulator {
 		const params = new URLSearchParams(url.search);
 		params.delete('page');
 		params.delete('records');
-		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}`;
+		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}/${this.tiesInAddedOrder}`;
 		if (this.cache?.key !== key) this.cache = { key, rows: compute() };
 		return this.cache.rows;
 	}

@@ -9,6 +9,7 @@ import {
 	pageMetadata,
 	recordKey,
 	REPEATS,
+	type AscendingArrivals,
 	type PageAt,
 	type PageRead,
 	type PageTake,
@@ -47,7 +48,10 @@ import {
 //     the pages so far put it, and the records after it are the next ones.
 //   - `{ last }` (ascending): one request of `last` before the first page names the record that
 //     was last then; pages are read by number, one at a time, each record once, up to that one. A walk for no
-//     more `records` than the first page holds needs none: it is read page by page.
+//     more `records` than the first page holds needs none: it is read page by page. With `order`
+//     (records that can share a place, as messages their Sent At), the walk goes on past that
+//     record through every record that shares its place, whichever of them the reverse order
+//     named, and ends before the first record placed after it.
 
 /** The walk page by page: every page at `size` (or as `next` says), each record key once. */
 function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrategy {
@@ -72,31 +76,45 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 	};
 }
 
+/** The record that was last when the reading began (none: the list was empty), and its place. */
+interface LastAtStart {
+	lastKey?: string;
+	lastPlace?: number;
+}
+
 /**
  * The walk of a list whose new records land last (`arrivals: { last }`, oldest first): page by
- * page, one at a time, each record once (one listed late moves those after it down a place, so a page may repeat
- * the one before's last), up to `lastKey`, the record that was last when the reading began (none:
- * the list was empty), or the list's last page.
+ * page, one at a time, each record once (one listed late moves those after it down a place, so a
+ * page may repeat the one before's last), up to the record that was last when the reading began,
+ * or, where records share places (`lastPlace`), up to the first record placed after it; or to the
+ * list's last page.
  */
 function ascending(
-	lastKey: string | undefined,
+	{ lastKey, lastPlace }: LastAtStart,
+	order: ((record: unknown) => number | undefined) | undefined,
 	take: PageTake,
 	options: WalkOptions,
 ): WalkStrategy {
 	const keys = new Set<string>();
 	let seen = 0;
 	let repeats = 0;
+	const byPlace = order !== undefined && lastPlace !== undefined;
+	const pastLast = (record: unknown) => byPlace && (order(record) ?? -Infinity) > lastPlace;
 	return {
 		taken(data, at) {
 			const content = data.content as unknown[];
 			const fresh: unknown[] = [];
 			let reachedLast = lastKey === undefined;
 			for (const record of reachedLast ? [] : content) {
+				if (pastLast(record)) {
+					reachedLast = true;
+					break;
+				}
 				const key = recordKey(record);
 				if (keys.has(key)) continue;
 				keys.add(key);
 				fresh.push(record);
-				if (key === lastKey) {
+				if (key === lastKey && !byPlace) {
 					reachedLast = true;
 					break;
 				}
@@ -120,20 +138,23 @@ function strategyOf(
 	first: JsonObject,
 	take: PageTake,
 	options: WalkOptions,
-	atStart: { lastKey?: string } | undefined,
+	atStart: LastAtStart | undefined,
 ): WalkStrategy {
 	const { arrivals, next } = options;
 	if (arrivals === 'first' && !next) {
 		return new FollowingWalk(take, options, count(pageMetadata(first).totalElements));
 	}
-	if (atStart && !next) return ascending(atStart.lastKey, take, options);
+	if (atStart && typeof arrivals === 'object' && !next) {
+		return ascending(atStart, arrivals.order, take, options);
+	}
 	return pageByPage(take, options);
 }
 
-/** The key of the first record of a list read in the reverse order: the last at the start. */
-async function lastAtStart(reversed: PageRead): Promise<{ lastKey?: string }> {
-	const content = (await reversed({ page: 1, size: 1 })).content as unknown[];
-	return content.length > 0 ? { lastKey: recordKey(content[0]) } : {};
+/** The first record of a list read in the reverse order: the last at the start. */
+async function lastAtStart({ last, order }: AscendingArrivals): Promise<LastAtStart> {
+	const content = (await last({ page: 1, size: 1 })).content as unknown[];
+	if (content.length === 0) return {};
+	return { lastKey: recordKey(content[0]), lastPlace: order?.(content[0]) };
 }
 
 /** A page read ahead of its turn: its data or its error, kept until its turn comes. */
@@ -186,7 +207,7 @@ export async function walkPages(
 	// Read before the first page: every record after it in this order arrived during the reading.
 	// Records that one page holds need none: arrivals land past them.
 	const atStart =
-		typeof arrivals === 'object' && records > size ? await lastAtStart(arrivals.last) : undefined;
+		typeof arrivals === 'object' && records > size ? await lastAtStart(arrivals) : undefined;
 	let at: PageAt = { page: 1, size };
 	const first = await read(at);
 	const strategy = strategyOf(first, take, options, atStart);

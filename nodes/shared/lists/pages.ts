@@ -42,7 +42,19 @@ export interface WalkOptions {
 	 * Where records that arrive during the reading land (see the top): first, or last, with a
 	 * reading of the list in the reverse order, whose first record was the last at the start.
 	 */
-	arrivals?: 'first' | { last: PageRead };
+	arrivals?: 'first' | AscendingArrivals;
+}
+
+/** Records that arrive land last: the list is in ascending order of an id or of `order`. */
+export interface AscendingArrivals {
+	/** Reads the list in the reverse order. */
+	last: PageRead;
+	/**
+	 * A record's place in the order, where records can share one (a time: a bulk send's messages
+	 * share their Sent At, and an API may list them in the same order both ways); undefined when
+	 * the record gives none.
+	 */
+	order?: (record: unknown) => number | undefined;
 }
 
 /** Pages in a row with no record the walk had not taken that end it: more than any overlap. */
