@@ -8,7 +8,7 @@ import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
 
-const ctx = useSimulator({ smsRecords: 250 });
+const ctx = useSimulator({ smsRecords: 250, contacts: 250 });
 
 const ids = (items: Array<{ json: Record<string, unknown> }>) => items.map((item) => item.json.id);
 /** The ids 250 down to 1: the seeded messages, newest first. */
@@ -134,5 +134,23 @@ describe.each([
 			expect(ids(result.items)).toEqual(Array.from({ length: 100 }, (_, k) => 251 + k));
 			expect(ctx.sim.sentEnvelopes).toHaveLength(100);
 		});
+	});
+});
+
+describe('a cache in front of the API that keeps page 1’s answer, its real totals (250 records, 3 pages) and its number among them, whatever page is asked', () => {
+	beforeEach(() => {
+		for (const path of ['/sms', '/contacts'])
+			ctx.sim.inject({ path, firstPage: true, count: Infinity });
+	});
+
+	test.each([
+		['SMS → Get Many (Return All)', getMany],
+		['SMS → Get Many oldest first (Return All)', { ...getMany, options: { sortDirection: 'asc' } }],
+		['SMS → Get Many with a Limit of 250', { ...getMany, returnAll: false, limit: 250 }],
+		['Contact → Get Many (Return All)', { ...getMany, resource: 'contact' }],
+	])('%s ends with its error, not with page 1 alone', async (_, parameters) => {
+		const result = await runWorkflow({ parameters, credentials: ctx.credentials });
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/does not serve the pages asked for$/);
 	});
 });

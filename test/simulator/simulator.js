@@ -533,6 +533,9 @@ class Simulator {
 	 * @param {boolean} [fault.neverLast] lists: say last=false and a huge totalPages
 	 * @param {boolean} [fault.samePage] lists: serve page 1 whatever page was asked, with
 	 *   last=false and huge totals (a cache in front of the API that ignores `page`)
+	 * @param {boolean} [fault.firstPage] lists: answer with page 1 whatever page was asked, its
+	 *   number and metadata too (the real totals, last=false): a cache in front of the API that
+	 *   keeps page 1's answer and ignores `page`
 	 * @param {boolean} [fault.localSentAt] SMS list: write each record's sentAt as 24.11.2026 10:00
 	 *   (a format Date.parse cannot read)
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
@@ -1133,14 +1136,14 @@ class Simulator {
 				data: {
 					content: page.content,
 					pagination: {
-						pageNumber: q.page,
+						pageNumber: page.number ?? q.page,
 						pageSize: q.size,
 						sorted: true,
 						totalPages: page.totalPages,
 						totalElements: page.totalElements,
 						last: page.last,
 						numberOfElements: page.content.length,
-						first: q.page === 1,
+						first: (page.number ?? q.page) === 1,
 						empty: page.content.length === 0,
 					},
 				},
@@ -1218,9 +1221,9 @@ class Simulator {
 					totalElements: page.totalElements,
 					totalPages: page.totalPages,
 					size: q.size,
-					number: q.page,
+					number: page.number ?? q.page,
 					sort: { sorted: true, unsorted: false, empty: false },
-					first: q.page === 1,
+					first: (page.number ?? q.page) === 1,
 					last: page.last,
 					numberOfElements: page.content.length,
 					empty: page.content.length === 0,
@@ -1231,6 +1234,7 @@ class Simulator {
 
 	page(rows, page, asked, fault) {
 		if (fault?.empty) return this.page([], page, asked);
+		if (fault?.firstPage && page !== 1) return { ...this.page(rows, 1, asked), number: 1 };
 		if (fault?.samePage) {
 			return { content: rows.slice(0, asked), totalPages: 1e9, totalElements: 1e9, last: false };
 		}

@@ -3,6 +3,7 @@ import type { JsonObject } from 'n8n-workflow';
 
 import {
 	count,
+	firstPageEcho,
 	isLastPage,
 	pageMetadata,
 	recordKey,
@@ -73,7 +74,7 @@ export class FollowingWalk implements WalkStrategy {
 	/** Where a page asked without overlap starts: it continues the record given last. */
 	private adjoiningAt: number | undefined;
 	private idle = 0;
-	private firstSignature = '';
+	private readonly echoes = firstPageEcho();
 	private repeats = 0;
 	/** Records per page as the server numbers them: fewer than asked when it caps its pages. */
 	private span: number;
@@ -111,10 +112,10 @@ export class FollowingWalk implements WalkStrategy {
 		const firstGiven = lastGiven < 0 ? -1 : ranks.findIndex((key) => key !== undefined);
 		const taking = this.given(content, firstGiven, start);
 		this.backOff = 0;
-		this.checkProgress(content, start, taking.length, at);
+		const echo = this.checkProgress(content, start, taking.length, at);
 		const last =
 			this.rank.size >= (this.options.records ?? Infinity) ||
-			isLastPage(data, at, start + content.length);
+			(!echo && isLastPage(data, at, start + content.length));
 		// A short page that says it is not the last: the page after it, as the API numbers it.
 		if (!last && content.length < at.size && this.span === size) this.adjoiningAt = start + at.size;
 		return this.take({ ...data, content: taking } as JsonObject, { ...at, last }) || last;
@@ -185,18 +186,18 @@ export class FollowingWalk implements WalkStrategy {
 	}
 
 	/**
-	 * Ends the walk with `repeated` on a page past the first that holds just the first page while
-	 * the count did not grow (an API that ignores the page asked for: arrivals would grow it), or
-	 * after IDLE pages in a row that gave nothing.
+	 * Ends the walk with `repeated` after REPEATS pages in a row past the first that hold just the
+	 * first page while the count did not grow (an API that ignores the page asked for: arrivals
+	 * would grow it), or after IDLE pages in a row that gave nothing. True on such a page: it is
+	 * never the last (`firstPageEcho`).
 	 */
-	private checkProgress(content: unknown[], start: number, taken: number, at: PageAt): void {
-		const signature = content.map(recordKey).join();
-		if (this.requests === 1) this.firstSignature = signature;
-		const same = start > 0 && signature === this.firstSignature && this.rate === 0;
+	private checkProgress(content: unknown[], start: number, taken: number, at: PageAt): boolean {
+		const same = this.echoes(content, start > 0) && this.rate === 0;
 		this.repeats = same ? this.repeats + 1 : 0;
 		if (this.repeats >= REPEATS) throw this.options.repeated(at);
 		this.idle = taken > 0 ? 0 : this.idle + 1;
 		if (this.idle >= IDLE) throw this.options.repeated(at);
+		return same;
 	}
 
 	following({ page, size: asked }: PageAt): PageAt {

@@ -4,6 +4,7 @@ import type { JsonObject } from 'n8n-workflow';
 import { FollowingWalk } from './followingWalk';
 import {
 	count,
+	firstPageEcho,
 	isLastPage,
 	pageCount,
 	pageMetadata,
@@ -37,7 +38,9 @@ import {
 //   asked past the one that ends it. Read-ahead is for pages of one size (without `next`).
 // - `repeated(at)`: the error the walk ends with when REPEATS pages in a row hold only records it
 //   has already taken (by id): an API, or a cache in front of it, that ignores the page asked
-//   for would otherwise keep a walk going for ever.
+//   for would otherwise keep a walk going for ever. A page past the first that holds just the
+//   first page's records is never taken for the last (`firstPageEcho`): with page 1's totals,
+//   such a cache would otherwise end the walk at page 1's records.
 // - `arrivals`: where records that arrive while the list is read land in its order: 'first'
 //   (newest first, as the SMS list by default and the contact list), or `{ last }` (oldest first),
 //   with `last` reading the list in the reverse order. Each record that was listed when the
@@ -60,6 +63,7 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 	let seen = 0;
 	const keys = new Set<string>();
 	let repeats = 0;
+	const echoes = firstPageEcho();
 	return {
 		taken(data, at) {
 			const content = data.content as unknown[];
@@ -68,7 +72,7 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 			repeats = content.length > 0 && keys.size === before ? repeats + 1 : 0;
 			if (repeats >= REPEATS) throw repeated(at);
 			seen = next ? (at.page - 1) * at.size + content.length : seen + content.length;
-			const last = isLastPage(data, at, seen);
+			const last = !echoes(content, at.page > 1) && isLastPage(data, at, seen);
 			return take(data, { ...at, last }) || last;
 		},
 		following: next ?? (({ page, size }) => ({ page: page + 1, size })),
@@ -100,9 +104,11 @@ function ascending(
 	let repeats = 0;
 	const byPlace = order !== undefined && lastPlace !== undefined;
 	const pastLast = (record: unknown) => byPlace && (order(record) ?? -Infinity) > lastPlace;
+	const echoes = firstPageEcho();
 	return {
 		taken(data, at) {
 			const content = data.content as unknown[];
+			const echo = echoes(content, at.page > 1);
 			const fresh: unknown[] = [];
 			let reachedLast = lastKey === undefined;
 			for (const record of reachedLast ? [] : content) {
@@ -122,7 +128,7 @@ function ascending(
 			repeats = content.length > 0 && fresh.length === 0 ? repeats + 1 : 0;
 			if (repeats >= REPEATS) throw options.repeated(at);
 			seen += content.length;
-			const last = reachedLast || isLastPage(data, at, seen);
+			const last = reachedLast || (!echo && isLastPage(data, at, seen));
 			return take({ ...data, content: fresh } as JsonObject, { ...at, last }) || last;
 		},
 		following: ({ page, size }) => ({ page: page + 1, size }),

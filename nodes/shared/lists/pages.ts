@@ -66,6 +66,22 @@ export function recordKey(record: unknown): string {
 	return id === undefined ? JSON.stringify(record) : String(id);
 }
 
+/**
+ * Tells a page past the first that starts as the first page did (its records, in their order, at
+ * any page size): what an API, or a cache in front of it, answers when it serves page 1 whatever
+ * page is asked, with page 1's own totals. Such a page is never taken for the last (those totals
+ * would end the walk with page 1's records alone); REPEATS of them in a row end the walk with
+ * `repeated`.
+ */
+export function firstPageEcho(): (content: unknown[], pastFirst: boolean) => boolean {
+	let first: string[] | undefined;
+	return (content, pastFirst) => {
+		const keys = content.map(recordKey);
+		first ??= keys;
+		return pastFirst && keys.length > 0 && keys.every((key, k) => key === first![k]);
+	};
+}
+
 /** A count the API gave, if it gave one. */
 export const count = (value: unknown) =>
 	typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
