@@ -32,6 +32,23 @@ export interface SimRequest {
 	status: number;
 }
 
+type ExecutionError = { message?: string; description?: string };
+
+/** What the package's tests read of an execution's stored data. */
+interface StoredExecutionData {
+	waitTill?: string;
+	resultData?: {
+		error?: ExecutionError;
+		runData?: Record<
+			string,
+			Array<{
+				data?: { main: Array<Array<{ json: Record<string, unknown> }>> };
+				error?: ExecutionError;
+			}>
+		>;
+	};
+}
+
 export class N8n {
 	private cookie = '';
 
@@ -167,63 +184,45 @@ export class N8n {
 		return results;
 	}
 
-	/** What a node put on its first output in a stored execution. */
-	async executionOutput(executionId: string, node: string) {
+	/**
+	 * A stored execution's status and data. n8n 1.82 on SQLite writes an execution's status and its
+	 * data one after the other, not in one transaction: a status read between the two comes with
+	 * the data saved when it went to wait, so while that data says it waits, its status is waiting.
+	 */
+	private async storedExecution(executionId: string) {
 		const execution = await this.rest<{ status: string; data: string }>(
 			'GET',
 			`/executions/${executionId}`,
 		);
-		const data = this.flatted.parse(execution.data) as {
-			resultData: {
-				runData: Record<
-					string,
-					Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
-				>;
-			};
-		};
-		return {
-			status: execution.status,
-			items: data.resultData.runData[node]?.[0]?.data?.main?.[0] ?? [],
-		};
+		const data = this.flatted.parse(execution.data) as StoredExecutionData | null;
+		return { status: data?.waitTill ? 'waiting' : execution.status, data };
+	}
+
+	/** What a node put on its first output in a stored execution. */
+	async executionOutput(executionId: string, node: string) {
+		const { status, data } = await this.storedExecution(executionId);
+		return { status, items: data?.resultData?.runData?.[node]?.[0]?.data?.main?.[0] ?? [] };
 	}
 
 	/** A stored execution's status and the error it ended with (the run's, or its node's). */
 	async executionError(executionId: string) {
-		const execution = await this.rest<{ status: string; data: string }>(
-			'GET',
-			`/executions/${executionId}`,
-		);
-		type Error = { message?: string; description?: string };
-		const data = this.flatted.parse(execution.data) as {
-			resultData?: { error?: Error; runData?: Record<string, Array<{ error?: Error }>> };
-		};
+		const { status, data } = await this.storedExecution(executionId);
 		// n8n 1.82 keeps a node's error on its run only.
 		const runErrors = Object.values(data?.resultData?.runData ?? {})
 			.flat()
 			.map((run) => run.error);
 		return {
-			status: execution.status,
+			status,
 			error: data?.resultData?.error ?? runErrors.find((error) => error !== undefined),
 		};
 	}
 
 	/** A stored execution's status and every run of `node`: its first output's items' json. */
 	async executionRuns(executionId: string, node: string) {
-		const execution = await this.rest<{ status: string; data: string }>(
-			'GET',
-			`/executions/${executionId}`,
-		);
-		const data = this.flatted.parse(execution.data) as {
-			resultData?: {
-				runData: Record<
-					string,
-					Array<{ data?: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
-				>;
-			};
-		};
-		const runs = data?.resultData?.runData[node] ?? [];
+		const { status, data } = await this.storedExecution(executionId);
+		const runs = data?.resultData?.runData?.[node] ?? [];
 		return {
-			status: execution.status,
+			status,
 			runs: runs.map((run) => (run.data?.main?.[0] ?? []).map((item) => item.json)),
 		};
 	}
