@@ -25,6 +25,20 @@ async function sendNow(count: number) {
 	return sent.items.map((item) => item.json);
 }
 
+/**
+ * Sends one message through a gateway that gives up on the API after 300 ms and answers 504: the
+ * API never takes it. With Continue On Fail.
+ */
+function sendBehind504() {
+	ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504 });
+	return runWorkflow({
+		parameters: send(),
+		items: customers(1),
+		credentials: ctx.credentials,
+		continueOnFail: true,
+	});
+}
+
 const getStatus = (items: Array<Record<string, unknown>>) =>
 	runWorkflow({
 		parameters: { resource: 'sms', operation: 'getStatus' },
@@ -44,14 +58,7 @@ describe('Africa/Nairobi (UTC+03:00): a send the API never took', () => {
 		});
 		// Read as UTC, the older message's local time is half an hour after the run began.
 		expect(Date.parse(`${older.sentAt}Z`)).toBeGreaterThan(Date.now());
-		// A gateway gives up on the API after 300 ms and answers 504; the API never takes it.
-		ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504 });
-		const result = await runWorkflow({
-			parameters: send(),
-			items: customers(1),
-			credentials: ctx.credentials,
-			continueOnFail: true,
-		});
+		const result = await sendBehind504();
 		expect(sendRequests()).toHaveLength(1);
 		expect(ctx.sim.sentEnvelopes).toEqual([]);
 		expect(ctx.sim.sms).toHaveLength(1);
@@ -208,13 +215,7 @@ describe('times with an offset keep their exact reading', () => {
 			content: 'Order ORD-0 is on its way',
 			sentAt: new Date(Date.now() - 2.5 * HOUR_MS).toISOString(),
 		});
-		ctx.sim.inject({ host: 'send', delayMs: 300, proxyStatus: 504 });
-		const result = await runWorkflow({
-			parameters: send(),
-			items: customers(1),
-			credentials: ctx.credentials,
-			continueOnFail: true,
-		});
+		const result = await sendBehind504();
 		expect(ctx.sim.sentEnvelopes).toEqual([]);
 		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
 		expect(result.items[0].error?.description).not.toContain("in the API's own time zone");

@@ -10,9 +10,9 @@ process.env.N8N_HMAC_SIGNATURE_SECRET = 'approval-masking-test-secret';
 
 const ctx = useSimulator({ smsRecords: 0 });
 
-/** Sends an approval; gives the waiting run and the SMS text as the provider stores it. */
-async function sendApproval() {
-	const waiting = await runWorkflow({
+/** Runs an approval of one item, one SMS to 254712345678. */
+const runApproval = (continueOnFail?: boolean) =>
+	runWorkflow({
 		nodeType: APPROVAL_TYPE,
 		parameters: {
 			operation: 'sendAndWait',
@@ -22,11 +22,20 @@ async function sendApproval() {
 		},
 		items: [{}],
 		credentials: ctx.credentials,
+		continueOnFail,
 	});
-	expect(waiting.error).toBeUndefined();
+
+/** The SMS text of the approval's send request, as the provider received it. */
+function sentMessage(): string {
 	const [request] = ctx.sim.requests.filter((r) => r.host === 'send');
-	const [{ message }] = (request.body as { envelopes: Array<{ message: string }> }).envelopes;
-	return { waiting, message };
+	return (request.body as { envelopes: Array<{ message: string }> }).envelopes[0].message;
+}
+
+/** Sends an approval; gives the waiting run and the SMS text as the provider stores it. */
+async function sendApproval() {
+	const waiting = await runApproval();
+	expect(waiting.error).toBeUndefined();
+	return { waiting, message: sentMessage() };
 }
 
 /** The content with the code masked, the rest of the link as sent. */
@@ -156,22 +165,9 @@ test('an approval whose send has an unknown outcome fails, and its saved executi
 	// The send is processed, the connection lost; the SMS list cannot say whether it went out.
 	ctx.sim.inject({ host: 'send', network: 'reset', process: true });
 	ctx.sim.inject({ host: 'api', path: '/sms', status: 500, count: Infinity });
-	const failed = await runWorkflow({
-		nodeType: APPROVAL_TYPE,
-		parameters: {
-			operation: 'sendAndWait',
-			senderId: 'ACME',
-			number: '254712345678',
-			message: 'Refund 120 EUR to Alice?',
-		},
-		items: [{}],
-		credentials: ctx.credentials,
-		continueOnFail: false,
-	});
+	const failed = await runApproval(false);
 	expect(failed.error?.message).toBeDefined();
-	const [request] = ctx.sim.requests.filter((r) => r.host === 'send');
-	const [{ message }] = (request.body as { envelopes: Array<{ message: string }> }).envelopes;
-	const code = new URL(message.split('\n')[1]).searchParams.get('k')!.split('.')[1];
+	const code = new URL(sentMessage().split('\n')[1]).searchParams.get('k')!.split('.')[1];
 	expect(failed.error?.description).toContain('Envelopes: ');
 	expect(failed.error?.description).toContain('[code hidden]');
 	expect(failed.serialized).not.toContain(code);

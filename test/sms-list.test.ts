@@ -229,17 +229,7 @@ describe('SMS → Get Many: filters and sort', () => {
 		// reverse order, the same filters), where the reading ends while new messages arrive.
 		expect(queries()).toEqual([
 			{ page: '1', records: '1', ...filters, sort: 'sentAt,desc' },
-			{
-				page: '1',
-				records: '100',
-				status: 'DELIVERED',
-				'start-date': '2026-10-01',
-				'end-date': '2026-11-30',
-				'campaign-id': campaign,
-				query: 'order',
-				userId: '1',
-				sort: 'sentAt,asc',
-			},
+			{ page: '1', records: '100', ...filters, sort: 'sentAt,asc' },
 		]);
 		expect(result.items.length).toBeGreaterThan(0);
 		for (const item of result.items) {

@@ -2,10 +2,10 @@
 // the node's panel with its fields (a file field among them), and, with several input items, what
 // the output pane says beside n8n's own note for send-and-wait operations. Its screenshots go to docs/ only with SCREENSHOTS=1, as
 // `npm run screenshots` sets (screenshots.ts); otherwise to a temporary folder.
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 import { SEND_AND_WAIT } from '../helpers/approval-fixtures';
-import { signIn } from './sign-in';
+import { signedInPage } from './sign-in';
 import { codeNode, linearWorkflow, lines, N8n, until } from './n8n-rest';
 import { screenshotPath } from './screenshots';
 
@@ -30,12 +30,7 @@ describe(`SMS Messaging Approval in the editor of n8n ${endpoints.version}`, () 
 	let page: Page;
 
 	beforeAll(async () => {
-		browser = await chromium.launch({
-			executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-		});
-		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await signIn(page, endpoints.n8nUrl);
+		({ browser, page } = await signedInPage(endpoints.n8nUrl));
 	});
 
 	afterAll(async () => await browser?.close());
@@ -88,12 +83,7 @@ describe(`SMS Messaging Approval with a file field and several items, in the edi
 	beforeAll(async () => {
 		await n8n.login();
 		Object.assign(credential, await n8n.createCredential(`Approval editor ${Date.now()}`));
-		browser = await chromium.launch({
-			executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-		});
-		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await signIn(page, endpoints.n8nUrl);
+		({ browser, page } = await signedInPage(endpoints.n8nUrl));
 	});
 
 	afterAll(async () => await browser?.close());

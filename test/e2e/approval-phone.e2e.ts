@@ -5,10 +5,11 @@
 // under the limit shows that it is sending and arrives whole; an optional file field left empty
 // does not cut the answer.
 import net from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import { fileBytes, SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { lineSession } from './line-session';
+import { launchChromium } from './sign-in';
 import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
@@ -115,10 +116,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 		let browser: Browser;
 
 		beforeAll(async () => {
-			browser = await chromium.launch({
-				executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-				args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-			});
+			browser = await launchChromium();
 		});
 		afterAll(async () => await browser?.close());
 

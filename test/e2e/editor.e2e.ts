@@ -3,9 +3,9 @@
 // of the others', the PENDING hint shows only where it applies, and a wrong token's credential
 // test says what to fix. Its screenshots go to docs/ only with SCREENSHOTS=1, as
 // `npm run screenshots` sets (screenshots.ts); otherwise to a temporary folder.
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
-import { signIn } from './sign-in';
+import { signedInPage } from './sign-in';
 import {
 	codeNode,
 	CREATE_SENDER_ID_PER_BRAND,
@@ -73,12 +73,7 @@ describe(`the editor of n8n ${endpoints.version}`, () => {
 	beforeAll(async () => {
 		await n8n.login();
 		credential = await n8n.createCredential('SMS Messaging account');
-		browser = await chromium.launch({
-			executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-		});
-		page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-		await signIn(page, endpoints.n8nUrl);
+		({ browser, page } = await signedInPage(endpoints.n8nUrl));
 	});
 
 	afterAll(async () => await browser?.close());
