@@ -399,12 +399,20 @@ class Simulator {
 	 * Makes records arrive while lists are read, as a bulk send running beside a reading or a CRM
 	 * adding contacts does: after each request to that list is answered, `perRequest` new records
 	 * join it (messages sent now, contacts created now: newest, so first in the default order).
-	 * reset() stops it.
+	 * A list of numbers is a burst: one number per request, in turn, then none (the rate an API
+	 * sees is rarely steady). reset() stops it.
 	 * @param {'sms' | 'contacts'} list
-	 * @param {number} perRequest
+	 * @param {number | number[]} perRequest
 	 */
 	arriveDuringReads(list, perRequest) {
 		this.arrivals[list] = perRequest;
+	}
+
+	/** How many records `arriveDuringReads` adds to `list` after this answer. */
+	arrivalsNow(list) {
+		const planned = this.arrivals[list];
+		if (!Array.isArray(planned)) return planned;
+		return planned.shift() ?? 0;
 	}
 
 	/** A list's answer, once made: then the records `arriveDuringReads` adds before the next one. */
@@ -441,7 +449,7 @@ class Simulator {
 
 	/** The records `arriveDuringReads` adds after each request to `list`. */
 	addArrivals(list) {
-		for (let k = 0; k < this.arrivals[list]; k++) {
+		for (let k = 0, count = this.arrivalsNow(list); k < count; k++) {
 			if (list === 'sms') {
 				this.addSms({
 					recipient: `2547990${String(this.nextId.sms).padStart(5, '0')}`,
@@ -541,6 +549,8 @@ class Simulator {
 	 * @param {boolean} [fault.noTotal] lists: leave totalElements out of the page metadata
 	 * @param {boolean} [fault.noLast] lists: leave `last` out of the page metadata
 	 * @param {number} [fault.pageSize] lists: serve pages of this size, whatever was asked
+	 * @param {number} [fault.maxPageSize] lists: serve pages of the size asked, at most this many
+	 *   records (a server whose own limit is below the spec's 100)
 	 * @param {boolean} [fault.empty] lists: a well-formed 200 with no records and totals of 0, as
 	 *   a lagging replica or an API hiccup would answer
 	 * @param {number} [fault.proxyStatus] answer with this status and a proxy's plain-text body
@@ -1239,7 +1249,7 @@ class Simulator {
 			return { content: rows.slice(0, asked), totalPages: 1e9, totalElements: 1e9, last: false };
 		}
 		const totalElements = fault?.noTotal || this.omitTotals ? undefined : rows.length;
-		const size = fault?.pageSize ?? asked;
+		const size = fault?.pageSize ?? Math.min(asked, fault?.maxPageSize ?? Infinity);
 		const totalPages = this.omitTotals ? undefined : Math.ceil(rows.length / size);
 		let content = rows.slice((page - 1) * size, page * size);
 		if (fault?.localSentAt) {

@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import { isLastPage, type PageAt } from '../../shared/lists/pages';
+import { isLastPage, type RepeatedPages } from '../../shared/lists/pages';
 import type { ListName } from '../state/picture';
 
 /** One page of a list as the API served it. */
@@ -35,7 +35,7 @@ export interface ListSource {
 	 * The error when pages past the first of a list hold exactly its first page, three times: an
 	 * API, or a cache in front of it, that ignores the page asked for (list.ts).
 	 */
-	repeated: (at: PageAt) => Error;
+	repeated: RepeatedPages;
 }
 
 /** Thrown by a reading that would start a request after the poll's budget is spent. */

@@ -19,12 +19,13 @@ const MIN_PAGE_SIZE = 50;
 
 /**
  * The page that starts at or before `from` and reaches furthest, at a size from MIN_PAGE_SIZE (or
- * `size` when smaller) to `size`: pages are numbered by the size asked for, so a reading that goes
- * on from any place still reads at least half a page more.
+ * half of `size` when smaller) to `size`: pages are numbered by the size asked for, so a reading
+ * that goes on from any place still reads at least half a page more.
  */
 function pageFrom(from: number, size: number): PageAt {
 	let best = { page: 1, size, reach: size };
-	for (let pageSize = size; pageSize >= Math.min(MIN_PAGE_SIZE, size); pageSize--) {
+	const smallest = Math.min(MIN_PAGE_SIZE, Math.ceil(size / 2));
+	for (let pageSize = size; pageSize >= smallest; pageSize--) {
 		const page = Math.floor(from / pageSize) + 1;
 		if (page * pageSize > best.reach) best = { page, size: pageSize, reach: page * pageSize };
 	}
@@ -54,8 +55,11 @@ const IDLE = 24;
  * lies among the arrivals (every id newer than those given: the next is asked past it, by the ids
  * between) or past the records given (asked again from further back, doubling). Pages follow
  * each other without overlap only where nothing can have moved: the count as the first page gave
- * it and no record moved (pages read ahead by number, `parallel`), a server that serves fewer
- * records than asked at the end of its page, a short page that says it is not the last.
+ * it and no record moved (pages read ahead by number, `parallel`), a short page that says it is
+ * not the last, and on a server that serves pages of its own size whatever is asked (fixed
+ * windows), the window after the one that ends at the record given last when no arrival is
+ * expected: arrivals would show on it, fewer arrivals than guessed would skip records. A server
+ * that serves at most `span` records is asked pages of that size or smaller, which overlap.
  */
 export class FollowingWalk implements WalkStrategy {
 	/** Each record given, by key: its rank in the order given. */
@@ -76,8 +80,15 @@ export class FollowingWalk implements WalkStrategy {
 	private idle = 0;
 	private readonly echoes = firstPageEcho();
 	private repeats = 0;
-	/** Records per page as the server numbers them: fewer than asked when it caps its pages. */
+	/** The most records the server serves per page: fewer than asked when it caps its pages. */
 	private span: number;
+	/**
+	 * Whether the server serves `span` records per page whatever size is asked (it numbers its
+	 * pages by that size): a page then starts only where its windows do.
+	 */
+	private fixedWindows = false;
+	/** Whether the page asked last is the window where the record given last stands, at its end. */
+	private atWindowEnd = false;
 
 	constructor(
 		private readonly take: PageTake,
@@ -95,7 +106,8 @@ export class FollowingWalk implements WalkStrategy {
 		if (at.page === 1 && this.requests === 1 && content.length > 0 && content.length < size) {
 			if (!isLastPage(data, at, content.length)) this.span = content.length;
 		}
-		const start = (at.page - 1) * (this.span < size ? this.span : at.size);
+		if (content.length > at.size) [this.fixedWindows, this.span] = [true, content.length];
+		const start = (at.page - 1) * (this.fixedWindows ? this.span : Math.min(at.size, this.span));
 		const total = count(pageMetadata(data).totalElements);
 		if (total !== undefined && this.lastTotal !== undefined) {
 			this.rate = Math.max(0, total - this.lastTotal);
@@ -117,7 +129,7 @@ export class FollowingWalk implements WalkStrategy {
 			this.rank.size >= (this.options.records ?? Infinity) ||
 			(!echo && isLastPage(data, at, start + content.length));
 		// A short page that says it is not the last: the page after it, as the API numbers it.
-		if (!last && content.length < at.size && this.span === size) this.adjoiningAt = start + at.size;
+		if (!last && content.length < Math.min(at.size, this.span)) this.adjoiningAt = start + at.size;
 		return this.take({ ...data, content: taking } as JsonObject, { ...at, last }) || last;
 	}
 
@@ -142,7 +154,7 @@ export class FollowingWalk implements WalkStrategy {
 		if (content.length === 0 || !ids.every((id) => id !== undefined && id > this.newestId)) {
 			this.backOff = Math.max(BACK_OFF, this.backOff * 2);
 			this.hasMoved = true;
-			if (++this.idle >= IDLE) throw this.options.repeated(at);
+			if (++this.idle >= IDLE) throw this.stopped(at);
 			return false;
 		}
 		// Ids may count up by more than one: never more between than the arrivals the rate allows.
@@ -151,7 +163,7 @@ export class FollowingWalk implements WalkStrategy {
 		const between = Math.min(idGap, arrived);
 		// Pages of arrivals only count as pages that give nothing: an API that serves its live
 		// first page for every page asked would otherwise keep the walk going for ever.
-		if (++this.idle >= IDLE) throw this.options.repeated(at);
+		if (++this.idle >= IDLE) throw this.stopped(at);
 		this.anchorAt(start + content.length + between + this.rank.size - 1, total);
 		this.hasMoved = true;
 		this.backOff = 0;
@@ -194,32 +206,48 @@ export class FollowingWalk implements WalkStrategy {
 	private checkProgress(content: unknown[], start: number, taken: number, at: PageAt): boolean {
 		const same = this.echoes(content, start > 0) && this.rate === 0;
 		this.repeats = same ? this.repeats + 1 : 0;
-		if (this.repeats >= REPEATS) throw this.options.repeated(at);
+		if (this.repeats >= REPEATS) throw this.stopped(at);
 		this.idle = taken > 0 ? 0 : this.idle + 1;
-		if (this.idle >= IDLE) throw this.options.repeated(at);
+		if (this.idle >= IDLE) throw this.stopped(at);
 		return same;
 	}
 
+	/** The walk's end with `repeated`: outpaced when it waits at a window's end (`window`). */
+	private stopped(at: PageAt): Error {
+		return this.options.repeated(at, this.atWindowEnd ? this.span : undefined);
+	}
+
 	following({ page, size: asked }: PageAt): PageAt {
-		const { size } = this.options;
+		this.atWindowEnd = false;
 		if (this.adjoiningAt !== undefined) return { page: page + 1, size: asked };
 		const at = this.anchor.at + this.rate * (this.requests + 1 - this.anchor.request);
 		const from = Math.max(0, at - 1 - this.backOff);
-		// A server that caps its pages numbers them by its own size: the page that holds the
-		// record given last, or the next one when it ends there.
-		if (this.span < size) {
-			const { span } = this;
-			const place = from + 1;
-			if ((place + 1) % span !== 0) return { page: Math.floor(place / span) + 1, size };
-			this.adjoiningAt = place + 1;
-			return { page: (place + 1) / span + 1, size };
-		}
+		if (this.fixedWindows) return this.window(from + 1, at === this.anchor.at);
+		// Pages of the size the server serves (a server that caps them serves smaller ones as asked).
+		const size = Math.min(this.options.size, this.span);
 		// While nothing moved, pages of the full size follow each other.
 		if (!this.moved() && this.backOff === 0 && (at + 1) % size === 0) {
 			this.adjoiningAt = at + 1;
 			return { page: (at + 1) / size + 1, size };
 		}
 		return pageFrom(from, size);
+	}
+
+	/**
+	 * The server's window that holds `place`, where the record given last is expected; the next
+	 * one when it ends there, only if no arrival is expected before the answer (`still`): arrivals
+	 * push the record down, which that window then shows, but fewer than expected would let it
+	 * start past records not given. Otherwise the window that holds it shows where it stands.
+	 */
+	private window(place: number, still: boolean): PageAt {
+		const { span } = this;
+		const { size } = this.options;
+		if ((place + 1) % span !== 0 || !still) {
+			this.atWindowEnd = (place + 1) % span === 0;
+			return { page: Math.floor(place / span) + 1, size };
+		}
+		this.adjoiningAt = place + 1;
+		return { page: (place + 1) / span + 1, size };
 	}
 
 	moved(): boolean {

@@ -3,7 +3,7 @@ import { NodeOperationError, type IDataObject, type INode, type JsonObject } fro
 
 import { unexpectedBodyError, type ApiErrorContext } from '../requests/errors';
 import { walkPages } from './pageWalker';
-import type { PageAt, PageRead, WalkOptions } from './pages';
+import type { PageAt, PageRead, RepeatedPages, WalkOptions } from './pages';
 
 /** The largest page the API serves (spec section 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -24,16 +24,25 @@ export function checkedPage(
  * The error of a list whose pages repeat earlier ones (pageWalker.ts): `again` says when it is read
  * again (a run, the next poll).
  */
-export function repeatedPagesError(node: INode, again: string, itemIndex?: number) {
-	return ({ page }: PageAt) =>
-		new NodeOperationError(
-			node,
-			`Page ${page} of the list and the two before it hold only records of earlier pages: the API, or a cache in front of it, does not serve the pages asked for`,
-			{
-				itemIndex,
-				description: `The reading stopped there, as it would never reach the end. Reading a list changes nothing; ${again}.`,
-			},
-		);
+export function repeatedPagesError(node: INode, again: string, itemIndex?: number): RepeatedPages {
+	return ({ page }: PageAt, outpacedBy?: number) =>
+		outpacedBy !== undefined
+			? new NodeOperationError(
+					node,
+					`Page ${page} of the list: records arrived faster than pages of ${outpacedBy} (what the API serves per page) can follow, so no page could be shown to follow the records read`,
+					{
+						itemIndex,
+						description: `The reading stopped there rather than skip records: the list moved by whole pages between requests. Reading a list changes nothing; ${again}.`,
+					},
+				)
+			: new NodeOperationError(
+					node,
+					`Page ${page} of the list and the two before it hold only records of earlier pages: the API, or a cache in front of it, does not serve the pages asked for`,
+					{
+						itemIndex,
+						description: `The reading stopped there, as it would never reach the end. Reading a list changes nothing; ${again}.`,
+					},
+				);
 }
 
 /**
@@ -46,7 +55,7 @@ export function repeatedPagesError(node: INode, again: string, itemIndex?: numbe
 export async function collectPages(
 	read: PageRead,
 	limit: number,
-	repeated: (at: PageAt) => Error,
+	repeated: RepeatedPages,
 	{ parallel, arrivals }: Pick<WalkOptions, 'parallel' | 'arrivals'> = {},
 ): Promise<IDataObject[]> {
 	const records: IDataObject[] = [];

@@ -24,6 +24,13 @@ export interface PageAt {
 
 export type PageRead = (at: PageAt) => Promise<JsonObject>;
 
+/**
+ * The error a walk ends with when its pages repeat what it has taken: `outpacedBy`, the records
+ * per page of a server that serves pages of its own size, when the list moved by whole such pages
+ * between requests (no page could be shown to follow the records given).
+ */
+export type RepeatedPages = (at: PageAt, outpacedBy?: number) => Error;
+
 /** Takes one page, in order; true when no later page is wanted. */
 export type PageTake = (data: JsonObject, at: PageAt & { last: boolean }) => boolean;
 
@@ -37,7 +44,7 @@ export interface WalkOptions {
 	/** The most records wanted: no page past the one that holds them is read ahead. */
 	records?: number;
 	/** The error when pages repeat what the walk has taken (see the top of this file). */
-	repeated: (at: PageAt) => Error;
+	repeated: RepeatedPages;
 	/**
 	 * Where records that arrive during the reading land (see the top): first, or last, with a
 	 * reading of the list in the reverse order, whose first record was the last at the start.

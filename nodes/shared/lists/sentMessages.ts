@@ -10,7 +10,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
 import { walkPages } from './pageWalker';
-import { pageCount, recordKey, type PageAt, type PageRead } from './pages';
+import { pageCount, recordKey, type PageRead, type RepeatedPages } from './pages';
 import {
 	learnedOffset,
 	provablySentSince,
@@ -180,7 +180,7 @@ interface FindOptions {
 	/** Pages read at once when the whole window is read (default 1; a limiter's window). */
 	parallel?: () => number;
 	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
-	repeated: (at: PageAt) => Error;
+	repeated: RepeatedPages;
 	/** Further messages the API accepted (`messageId`, `sentAt`) that only show its zone (`apiOffset`). */
 	anchors?: SentMessage[];
 }
