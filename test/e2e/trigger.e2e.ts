@@ -105,35 +105,38 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 	},
 );
 
-describe.each(
-	lines()
-		.filter((endpoints) => endpoints.schedulerWatch)
-		.map((endpoints) => [endpoints.line, endpoints] as const),
-)(
-	'n8n %s with its task scheduler (a workflow from the database at every poll, on SQLite)',
-	(_line, endpoints) => {
-		const watch = endpoints.schedulerWatch!;
-		const n8n = new N8n({ ...endpoints, n8nUrl: watch.n8nUrl });
+const scheduledLines = lines()
+	.filter((endpoints) => endpoints.schedulerWatch)
+	.map((endpoints) => [endpoints.line, endpoints] as const);
 
-		beforeAll(async () => await n8n.login());
+// Only 2.x has a task scheduler; jest refuses an empty table (E2E_N8N_LINES without 2.x).
+if (scheduledLines.length > 0) {
+	describe.each(scheduledLines)(
+		'n8n %s with its task scheduler (a workflow from the database at every poll, on SQLite)',
+		(_line, endpoints) => {
+			const watch = endpoints.schedulerWatch!;
+			const n8n = new N8n({ ...endpoints, n8nUrl: watch.n8nUrl });
 
-		test('the example alert workflow runs with the message that failed, once; the trigger workflow too', async () => {
-			for (const [workflowId, node] of [
-				[watch.exampleWorkflowId, 'Build the alert'],
-				[watch.workflowId, 'SMS Messaging Trigger'],
-			] as const) {
-				const deadline = watch.changedAt + 150_000;
-				const unfinished = (list: Array<{ status: string }>) =>
-					list.length === 0 || list.some(({ status }) => ['new', 'running'].includes(status));
-				let executions = await n8n.executions(workflowId);
-				while (unfinished(executions) && Date.now() < deadline) {
-					await new Promise((resolve) => setTimeout(resolve, 2_000));
-					executions = await n8n.executions(workflowId);
+			beforeAll(async () => await n8n.login());
+
+			test('the example alert workflow runs with the message that failed, once; the trigger workflow too', async () => {
+				for (const [workflowId, node] of [
+					[watch.exampleWorkflowId, 'Build the alert'],
+					[watch.workflowId, 'SMS Messaging Trigger'],
+				] as const) {
+					const deadline = watch.changedAt + 150_000;
+					const unfinished = (list: Array<{ status: string }>) =>
+						list.length === 0 || list.some(({ status }) => ['new', 'running'].includes(status));
+					let executions = await n8n.executions(workflowId);
+					while (unfinished(executions) && Date.now() < deadline) {
+						await new Promise((resolve) => setTimeout(resolve, 2_000));
+						executions = await n8n.executions(workflowId);
+					}
+					expect(executions.map(({ status }) => status)).toEqual(['success']);
+					const { items } = await n8n.executionOutput(executions[0].id, node);
+					expect(JSON.stringify(items)).toContain(`${watch.failedId}`);
 				}
-				expect(executions.map(({ status }) => status)).toEqual(['success']);
-				const { items } = await n8n.executionOutput(executions[0].id, node);
-				expect(JSON.stringify(items)).toContain(`${watch.failedId}`);
-			}
-		}, 240_000);
-	},
-);
+			}, 240_000);
+		},
+	);
+}
