@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { postForm } from './form-post';
+import { describeOnNewest, NEWEST_LINE } from './lines';
 import { lines, N8n } from './n8n-rest';
 
 const APPROVAL_HITL = 'n8n-nodes-sms-messaging.smsMessagingApprovalHitlTool';
@@ -78,11 +79,8 @@ function scriptedModel() {
 	return { server, requests };
 }
 
-const twoX = lines().filter((endpoints) => endpoints.line === '2.x');
-const describeOn2x = twoX.length > 0 ? describe : describe.skip;
-
-describeOn2x('n8n 2.x: Human review by SMS for an AI Agent', () => {
-	const endpoints = twoX[0];
+describeOnNewest('n8n 2.x: Human review by SMS for an AI Agent', () => {
+	const endpoints = lines().find(({ line }) => line === NEWEST_LINE)!;
 	// Made in beforeAll: with E2E_N8N_LINES leaving 2.x out, this block is skipped.
 	let n8n: N8n;
 	const model = scriptedModel();

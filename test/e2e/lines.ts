@@ -7,6 +7,14 @@ export const E2E_LINES = (process.env.E2E_N8N_LINES || '2.x,1.x,1.82')
 	.split(',')
 	.map((line) => line.trim());
 
+/** The line whose editor, `npm start` and AI agent are checked: the newest. */
+export const NEWEST_LINE = '2.x';
+
+/** Describes a block of the newest line's checks; skips it where E2E_N8N_LINES leaves that line out. */
+export function describeOnNewest(name: string, block: () => void) {
+	(E2E_LINES.includes(NEWEST_LINE) ? describe : describe.skip)(name, block);
+}
+
 export interface LineEndpoints {
 	line: string;
 	version: string;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { E2E_LINES, lineEndpoints, sparePorts } from './lines';
+import { describeOnNewest, lineEndpoints, NEWEST_LINE, sparePorts } from './lines';
 import { postForm } from './form-post';
 import { N8n } from './n8n-rest';
 
@@ -15,7 +15,7 @@ const local = require('../../scripts/lib/local-n8n');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require('../simulator/simulator');
 
-const line = E2E_LINES[0];
+const line = NEWEST_LINE;
 // Ports of its own: the line's block is global setup's (on 2.x, the scheduler's n8n takes its last four).
 const ports = sparePorts();
 const userFolder = path.join(local.root, '.n8n-local', `e2e-start-${line}`);
@@ -28,7 +28,7 @@ const examples = fs.readdirSync(path.join(local.root, 'examples')).map(
 		},
 );
 
-describe(`npm start's examples on n8n ${line}`, () => {
+describeOnNewest(`npm start's examples on n8n ${line}`, () => {
 	const simulator = new Simulator({ token: 'start-token-4e2a' });
 	let urls: { baseUrl: string; sendBaseUrl: string };
 
@@ -125,7 +125,7 @@ describe(`npm start's examples on n8n ${line}`, () => {
 // `npm start` itself, as a user runs it: a terminal with its own lines only (n8n's output in a log
 // file), the inbox (a line per SMS, the page), a line per failed execution, and a SIGTERM sent
 // to the npm process alone (as a process manager sends it) stopping n8n and the simulator.
-describe(`npm start on n8n ${line}, run as a user runs it`, () => {
+describeOnNewest(`npm start on n8n ${line}, run as a user runs it`, () => {
 	const folder = path.join(local.root, '.n8n-local', `e2e-npm-start-${line}`);
 	const simulatorRoot = `http://127.0.0.1:${ports.api}`;
 	let npm: ChildProcess | undefined;
