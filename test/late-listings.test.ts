@@ -81,6 +81,34 @@ describe.each([
 			expect(ids(result.items).slice(-20)).toEqual(ids(sent.items));
 		});
 
+		test.each([
+			['without a Sent At yet (queued)', () => null],
+			['with the Sent At of the last 20, to the millisecond', (last: string) => last],
+		])(
+			'Get Many oldest first by Sent At (Return All) while messages arrive %s: each message of the start once, none that arrived, and an end',
+			async (_, arrivalSentAt) => {
+				ctx.sim.arriveDuringReads('sms', 0);
+				const sent = await runWorkflow({
+					parameters: send(),
+					items: customers(20),
+					credentials: ctx.credentials,
+				});
+				expect(sent.error).toBeUndefined();
+				ctx.sim.tiesInAddedOrder = true;
+				const atStart = [...ctx.sim.sms].sort((a, b) =>
+					a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id,
+				);
+				ctx.sim.arrivalSentAt = arrivalSentAt(atStart[atStart.length - 1].sentAt);
+				ctx.sim.arriveDuringReads('sms', perRequest);
+				const result = await runWorkflow({
+					parameters: { ...getMany, options: { sortField: 'sentAt', sortDirection: 'asc' } },
+					credentials: ctx.credentials,
+				});
+				expect(result.error).toBeUndefined();
+				expect(ids(result.items)).toEqual(atStart.map((sms) => sms.id));
+			},
+		);
+
 		test('Get Many (Return All) from a server that serves at most 50 records per page: message 150, listed late, and each other message once', async () => {
 			ctx.sim.inject({ path: '/sms', maxPageSize: 50, count: Infinity });
 			ctx.sim.listLate(150, 1);

@@ -225,10 +225,11 @@ describe('SMS → Get Many: filters and sort', () => {
 			query: 'order',
 			userId: '1',
 		};
-		// Oldest first, with Return All: first the newest message at the start (one record, the
-		// reverse order, the same filters), where the reading ends while new messages arrive.
+		// Oldest first, with Return All: first the newest messages at the start (the reverse order,
+		// the same filters: a page, to name every message that shares the last Sent At), where the
+		// reading ends while new messages arrive.
 		expect(queries()).toEqual([
-			{ page: '1', records: '1', ...filters, sort: 'sentAt,desc' },
+			{ page: '1', records: '100', ...filters, sort: 'sentAt,desc' },
 			{ page: '1', records: '100', ...filters, sort: 'sentAt,asc' },
 		]);
 		expect(result.items.length).toBeGreaterThan(0);

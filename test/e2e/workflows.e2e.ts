@@ -127,10 +127,11 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const [newest, request] = await n8n.simRequests();
 			const today = new Date().toISOString().slice(0, 10);
 			const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-			// Oldest first: one record in the reverse order names the newest message at the start.
+			// Oldest first: a page in the reverse order names the newest messages at the start (all
+			// that share the last Sent At).
 			expect(newest.query).toMatchObject({
 				status: 'FAILED',
-				records: '1',
+				records: '100',
 				sort: 'sentAt,desc',
 				'start-date': yesterday,
 				'end-date': today,

@@ -240,6 +240,13 @@ class Simulator {
 		 */
 		this.tiesInAddedOrder = false;
 		/**
+		 * The sentAt of the messages `arriveDuringReads` adds: undefined for the time they arrive,
+		 * null for queued ones that have none yet, or a given time (the last message's, to the
+		 * millisecond). Settable at any time; reset() clears it.
+		 * @type {string | null | undefined}
+		 */
+		this.arrivalSentAt = undefined;
+		/**
 		 * Ids of messages the SMS lists leave out for now: accepted, not listed yet (a commit that
 		 * lands after a newer one's, a lagging replica). GET /sms/{id} still finds them.
 		 * @type {Set<number>}
@@ -284,6 +291,7 @@ class Simulator {
 		this.revision = 0;
 		this.omitTotals = false;
 		this.tiesInAddedOrder = false;
+		this.arrivalSentAt = undefined;
 		this.unlisted = new Set();
 		this.apiZoneOffsetMinutes = undefined;
 		/** @type {Map<number, number>} messages `listLate` holds back: answers still to wait */
@@ -451,10 +459,11 @@ class Simulator {
 	addArrivals(list) {
 		for (let k = 0, count = this.arrivalsNow(list); k < count; k++) {
 			if (list === 'sms') {
-				this.addSms({
+				const sms = this.addSms({
 					recipient: `2547990${String(this.nextId.sms).padStart(5, '0')}`,
 					content: 'Arrived during the reading',
 				});
+				if (this.arrivalSentAt !== undefined) sms.sentAt = this.arrivalSentAt;
 				continue;
 			}
 			const at = this.stamp();
@@ -1181,8 +1190,12 @@ class Simulator {
 		const [field, direction] = sort;
 		const sign = direction === 'asc' ? 1 : -1;
 		const tieSign = this.tiesInAddedOrder ? 1 : sign;
-		return rows.sort((a, b) =>
-			a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * tieSign,
+		// As PostgreSQL orders: no value (a queued message's sentAt) last ascending, first descending.
+		const missing = (row) => (row[field] === null ? 1 : 0);
+		return rows.sort(
+			(a, b) =>
+				(missing(a) - missing(b)) * sign ||
+				(a[field] < b[field] ? -sign : a[field] > b[field] ? sign : (a.id - b.id) * tieSign),
 		);
 	}
 

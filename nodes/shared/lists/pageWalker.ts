@@ -83,18 +83,42 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 /** The record that was last when the reading began (none: the list was empty), and its place. */
 interface LastAtStart {
 	lastKey?: string;
-	lastPlace?: number;
+	/**
+	 * Where records share places (`order`): the last record's place, and the records that shared
+	 * it at the start (all of them when `complete`: the reverse order's first page showed the place
+	 * before theirs, or the list's start).
+	 */
+	ties?: { place: number; keys: Set<string>; complete: boolean };
+}
+
+/**
+ * Whether `record`, next in the list, lies past the last at the start, where records share places
+ * (`ties`): once a record of the last place was seen, any record of another place or none (an
+ * arrival without a time); once every record that shared it was taken (`complete`), any record.
+ */
+function pastTies(
+	ties: NonNullable<LastAtStart['ties']>,
+	order: (record: unknown) => number | undefined,
+	taken: Set<string>,
+): (record: unknown) => boolean {
+	let reached = false;
+	return (record) => {
+		if (reached && order(record) !== ties.place) return true;
+		if (ties.complete && [...ties.keys].every((key) => taken.has(key))) return true;
+		reached ||= ties.keys.has(recordKey(record));
+		return false;
+	};
 }
 
 /**
  * The walk of a list whose new records land last (`arrivals: { last }`, oldest first): page by
  * page, one at a time, each record once (one listed late moves those after it down a place, so a
  * page may repeat the one before's last), up to the record that was last when the reading began,
- * or, where records share places (`lastPlace`), up to the first record placed after it; or to the
- * list's last page.
+ * or, where records share places (`ties`), up to the last of those that shared its place; or to
+ * the list's last page.
  */
 function ascending(
-	{ lastKey, lastPlace }: LastAtStart,
+	{ lastKey, ties }: LastAtStart,
 	order: ((record: unknown) => number | undefined) | undefined,
 	take: PageTake,
 	options: WalkOptions,
@@ -102,8 +126,8 @@ function ascending(
 	const keys = new Set<string>();
 	let seen = 0;
 	let repeats = 0;
-	const byPlace = order !== undefined && lastPlace !== undefined;
-	const pastLast = (record: unknown) => byPlace && (order(record) ?? -Infinity) > lastPlace;
+	const byPlace = order !== undefined && ties !== undefined;
+	const pastLast = byPlace ? pastTies(ties, order, keys) : () => false;
 	const echoes = firstPageEcho();
 	return {
 		taken(data, at) {
@@ -156,11 +180,21 @@ function strategyOf(
 	return pageByPage(take, options);
 }
 
-/** The first record of a list read in the reverse order: the last at the start. */
-async function lastAtStart({ last, order }: AscendingArrivals): Promise<LastAtStart> {
-	const content = (await last({ page: 1, size: 1 })).content as unknown[];
+/**
+ * The first record of a list read in the reverse order: the last at the start; where records share
+ * places (`order`), the first page of `size` in that order, which names those that shared its place.
+ */
+async function lastAtStart({ last, order }: AscendingArrivals, size: number): Promise<LastAtStart> {
+	const data = await last({ page: 1, size: order ? size : 1 });
+	const content = data.content as unknown[];
 	if (content.length === 0) return {};
-	return { lastKey: recordKey(content[0]), lastPlace: order?.(content[0]) };
+	const lastKey = recordKey(content[0]);
+	const place = order?.(content[0]);
+	if (order === undefined || place === undefined) return { lastKey };
+	const shared = content.findIndex((record) => order(record) !== place);
+	const group = shared < 0 ? content : content.slice(0, shared);
+	const complete = shared >= 0 || isLastPage(data, { page: 1, size }, content.length);
+	return { lastKey, ties: { place, keys: new Set(group.map(recordKey)), complete } };
 }
 
 /** A page read ahead of its turn: its data or its error, kept until its turn comes. */
@@ -213,7 +247,7 @@ export async function walkPages(
 	// Read before the first page: every record after it in this order arrived during the reading.
 	// Records that one page holds need none: arrivals land past them.
 	const atStart =
-		typeof arrivals === 'object' && records > size ? await lastAtStart(arrivals) : undefined;
+		typeof arrivals === 'object' && records > size ? await lastAtStart(arrivals, size) : undefined;
 	let at: PageAt = { page: 1, size };
 	const first = await read(at);
 	const strategy = strategyOf(first, take, options, atStart);
