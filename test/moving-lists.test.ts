@@ -62,6 +62,26 @@ describe.each([30, 100, 150, 1000])('%i records arriving per request', (perReque
 		expect(result.error).toBeUndefined();
 		expect(ids(result.items)).toEqual(seeded().reverse());
 	});
+
+	test('SMS → Get Many by status (SENT first), which new messages join at the top: each message once, every one of the start among them, or where a page or more arrives per request, an error that says so', async () => {
+		ctx.sim.arriveDuringReads('sms', perRequest);
+		const result = await runWorkflow({
+			parameters: getMany('sms', { options: { sortField: 'status', sortDirection: 'desc' } }),
+			credentials: ctx.credentials,
+		});
+		if (perRequest >= 100) {
+			// Read page by page, each page shows the one before: nothing can follow the records read.
+			expect(result.items).toEqual([]);
+			expect(result.error?.message).toMatch(/records arrived faster than pages of 100 /);
+			return;
+		}
+		expect(result.error).toBeUndefined();
+		const given = ids(result.items);
+		expect(new Set(given).size).toBe(given.length);
+		expect(given.filter((id) => Number(id) <= 1000).sort((a, b) => Number(b) - Number(a))).toEqual(
+			seeded(),
+		);
+	});
 });
 
 test('Get Delivery Status of 300 messages while 100 messages arrive per request: each found', async () => {

@@ -52,9 +52,12 @@ import {
 //   - `{ last }` (ascending): one request of `last` before the first page names the record that
 //     was last then; pages are read by number, one at a time, each record once, up to that one. A walk for no
 //     more `records` than the first page holds needs none: it is read page by page. With `order`
-//     (records that can share a place, as messages their Sent At), the walk goes on past that
-//     record through every record that shares its place, whichever of them the reverse order
-//     named, and ends before the first record placed after it.
+//     (records that can share a place, as messages their Sent At), that request is a page, which
+//     names every record that shared the last place, and the walk ends once they all came out (or
+//     at the first record of another place after one of them).
+//   - none (an order arrivals can land anywhere in, as by status): page by page, each record once
+//     (one that a record arriving above it moved onto the next page is not given again); records
+//     that arrive below the pages read come out too.
 
 /** The walk page by page: every page at `size` (or as `next` says), each record key once. */
 function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrategy {
@@ -64,16 +67,28 @@ function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrate
 	const keys = new Set<string>();
 	let repeats = 0;
 	const echoes = firstPageEcho();
+	let firstTotal: number | undefined;
 	return {
 		taken(data, at) {
 			const content = data.content as unknown[];
+			const total = count(pageMetadata(data).totalElements);
+			if (at.page === 1) firstTotal ??= total;
 			const before = keys.size;
+			// Pages of one size give each record once: one that a record arriving above it moved
+			// onto the next page is not given again. Pages of several sizes (`next`) overlap on
+			// purpose, and are given whole.
+			const given = next ? content : content.filter((record) => !keys.has(recordKey(record)));
 			for (const record of content) keys.add(recordKey(record));
 			repeats = content.length > 0 && keys.size === before ? repeats + 1 : 0;
-			if (repeats >= REPEATS) throw repeated(at);
+			// Pages that repeat while the count grew, or a count that grew by as many records as the
+			// pages read hold: records arrive faster than pages of this size can follow (the end
+			// moves away as fast as the reading goes).
+			const grown = total === undefined || firstTotal === undefined ? 0 : total - firstTotal;
+			const outpaced = !next && at.page > REPEATS && grown >= (at.page - 1) * at.size;
+			if (repeats >= REPEATS || outpaced) throw repeated(at, grown > 0 ? at.size : undefined);
 			seen = next ? (at.page - 1) * at.size + content.length : seen + content.length;
 			const last = !echoes(content, at.page > 1) && isLastPage(data, at, seen);
-			return take(data, { ...at, last }) || last;
+			return take({ ...data, content: given } as JsonObject, { ...at, last }) || last;
 		},
 		following: next ?? (({ page, size }) => ({ page: page + 1, size })),
 		moved: () => false,

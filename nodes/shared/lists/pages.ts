@@ -26,8 +26,8 @@ export type PageRead = (at: PageAt) => Promise<JsonObject>;
 
 /**
  * The error a walk ends with when its pages repeat what it has taken: `outpacedBy`, the records
- * per page of a server that serves pages of its own size, when the list moved by whole such pages
- * between requests (no page could be shown to follow the records given).
+ * per page, when the list moved by whole pages between requests (records arriving above the pages
+ * read: no page could be shown to follow the records given).
  */
 export type RepeatedPages = (at: PageAt, outpacedBy?: number) => Error;
 
