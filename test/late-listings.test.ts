@@ -15,6 +15,26 @@ const ids = (items: Array<{ json: Record<string, unknown> }>) => items.map((item
 const seeded = Array.from({ length: 250 }, (_, k) => 250 - k);
 const getMany = { resource: 'sms', operation: 'getAll', returnAll: true };
 
+const oldestFirstBySentAt = { ...getMany, options: { sortField: 'sentAt', sortDirection: 'asc' } };
+
+/** Sends `count` messages in one request, with no message arriving meanwhile. */
+async function sendBeforeTheReading(count: number) {
+	ctx.sim.arriveDuringReads('sms', 0);
+	const sent = await runWorkflow({
+		parameters: send(),
+		items: customers(count),
+		credentials: ctx.credentials,
+	});
+	expect(sent.error).toBeUndefined();
+	return sent;
+}
+
+/** The simulator's messages now, oldest first by Sent At, equal times in the order added. */
+const byTime = () =>
+	[...ctx.sim.sms].sort((a, b) =>
+		a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id,
+	);
+
 describe.each([
 	['with totals', false],
 	['without totalElements and totalPages', true],
@@ -57,27 +77,19 @@ describe.each([
 		});
 
 		test('Get Many oldest first by Sent At (Return All), the newest 20 sent in one request and so sharing their Sent At, listed in the same order both ways: each message once, all 20 among them', async () => {
-			ctx.sim.arriveDuringReads('sms', 0);
-			const sent = await runWorkflow({
-				parameters: send(),
-				items: customers(20),
-				credentials: ctx.credentials,
-			});
-			expect(sent.error).toBeUndefined();
+			const sent = await sendBeforeTheReading(20);
 			expect(new Set(sent.items.map((item) => item.json.sentAt)).size).toBe(1);
 			// Ties in the order they were added, whichever way the list is read: the reverse order
 			// names the first of the 20 as the last message at the start.
 			ctx.sim.tiesInAddedOrder = true;
-			const byTime = [...ctx.sim.sms].sort((a, b) =>
-				a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id,
-			);
+			const atStart = byTime();
 			ctx.sim.arriveDuringReads('sms', perRequest);
 			const result = await runWorkflow({
-				parameters: { ...getMany, options: { sortField: 'sentAt', sortDirection: 'asc' } },
+				parameters: oldestFirstBySentAt,
 				credentials: ctx.credentials,
 			});
 			expect(result.error).toBeUndefined();
-			expect(ids(result.items)).toEqual(byTime.map((sms) => sms.id));
+			expect(ids(result.items)).toEqual(atStart.map((sms) => sms.id));
 			expect(ids(result.items).slice(-20)).toEqual(ids(sent.items));
 		});
 
@@ -87,21 +99,13 @@ describe.each([
 		])(
 			'Get Many oldest first by Sent At (Return All) while messages arrive %s: each message of the start once, none that arrived, and an end',
 			async (_, arrivalSentAt) => {
-				ctx.sim.arriveDuringReads('sms', 0);
-				const sent = await runWorkflow({
-					parameters: send(),
-					items: customers(20),
-					credentials: ctx.credentials,
-				});
-				expect(sent.error).toBeUndefined();
+				await sendBeforeTheReading(20);
 				ctx.sim.tiesInAddedOrder = true;
-				const atStart = [...ctx.sim.sms].sort((a, b) =>
-					a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : a.id - b.id,
-				);
+				const atStart = byTime();
 				ctx.sim.arrivalSentAt = arrivalSentAt(atStart[atStart.length - 1].sentAt);
 				ctx.sim.arriveDuringReads('sms', perRequest);
 				const result = await runWorkflow({
-					parameters: { ...getMany, options: { sortField: 'sentAt', sortDirection: 'asc' } },
+					parameters: oldestFirstBySentAt,
 					credentials: ctx.credentials,
 				});
 				expect(result.error).toBeUndefined();
@@ -145,13 +149,7 @@ describe.each([
 		});
 
 		test('Get Delivery Status of 300 messages just sent, the 150th listed only after the first page: each item its own record', async () => {
-			ctx.sim.arriveDuringReads('sms', 0);
-			const sent = await runWorkflow({
-				parameters: send(),
-				items: customers(300),
-				credentials: ctx.credentials,
-			});
-			expect(sent.error).toBeUndefined();
+			const sent = await sendBeforeTheReading(300);
 			ctx.sim.arriveDuringReads('sms', perRequest);
 			ctx.sim.listLate(sent.items[149].json.id as number, 1);
 			const result = await runWorkflow({
