@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 
 import { AUTO_CAP, AutoControl, type Attempt, type Signal } from './autoControl';
+import { DeadlinePassed, passes } from './deadline';
 import { baseUrlOf } from '../input/validation';
 
 /** An Auto limiter unused for this long starts again from Auto's first window (AUTO_START). */
@@ -59,7 +60,7 @@ class Pool {
 		this.control?.held(ms, performance.now());
 	}
 
-	async acquire(queue: Array<() => void>): Promise<Permit> {
+	async acquire(queue: Array<() => void>, deadline?: number): Promise<Permit> {
 		if (
 			this.control &&
 			this.inFlight === 0 &&
@@ -81,6 +82,11 @@ class Pool {
 			const now = performance.now();
 			const at = Math.max(this.holdUntil, this.lastStartAt + (this.control?.spacingMs ?? 0));
 			if (at <= now) break;
+			// A wait past the run's deadline is not begun (transport.ts).
+			if (passes(deadline, at - now)) {
+				this.release(permit);
+				throw new DeadlinePassed();
+			}
 			await sleep(at - now);
 		}
 		permit.startedAt = this.lastStartAt = performance.now();
@@ -138,9 +144,12 @@ export class Limiter {
 		this.pool.holdFor(ms);
 	}
 
-	/** Waits for room in the window (runs in turn), then for any hold to end and its spacing. */
-	async acquire(): Promise<Permit> {
-		return await this.pool.acquire(this.queue);
+	/**
+	 * Waits for room in the window (runs in turn), then for any hold to end and its spacing; throws
+	 * DeadlinePassed instead of a hold or spacing that would end after `deadline`.
+	 */
+	async acquire(deadline?: number): Promise<Permit> {
+		return await this.pool.acquire(this.queue, deadline);
 	}
 
 	/** Gives a permit back with what its attempt said; `undefined` when no request was made. */

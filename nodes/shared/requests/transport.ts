@@ -25,6 +25,10 @@
 //   (backoffs and Retry-After) together never exceed `policy.maxTotalWaitMs`.
 // - `stopped()` is checked before every attempt (`request` also stops once the execution is
 //   cancelled).
+// - `deadline` (a run given a time, as the trigger's poll budget): no attempt starts after it,
+//   and no wait (a backoff, a Retry-After, the gate's hold) that would end after it is begun: the
+//   request throws `DeadlinePassed` instead, and `request` cuts an attempt still waiting for its
+//   answer a few seconds after it.
 //
 // `request` is the loop over n8n's `httpRequestWithAuthentication`, for requests made outside
 // routing. The answer says when the answered attempt went out (`attemptedAt`).
@@ -37,6 +41,7 @@ import {
 	type NodeApiError,
 } from 'n8n-workflow';
 
+import { DeadlinePassed, passes } from './deadline';
 import { redact } from './errors';
 import { Limiter } from './limiter';
 import { decide } from './outcome';
@@ -155,6 +160,12 @@ const isRefusal = (statusCode: number) => statusCode === 429 || statusCode === 5
 /** Answers a read is tried again after, whoever gave them: the request was not served. */
 const READ_RETRIED = new Set([429, 502, 503, 504]);
 
+/**
+ * How long past the deadline an attempt already made may wait for its answer: within n8n's 9 s
+ * between a poll's budget and the time it abandons the poll.
+ */
+const ANSWER_GRACE_MS = 5_000;
+
 /** One run's accepted answers: the only progress that starts a request's count again. */
 export class RunProgress {
 	accepted = 0;
@@ -172,6 +183,8 @@ export interface RequestControl {
 	stopped?: () => boolean;
 	/** The run the request belongs to; a request without one counts only its own answers. */
 	run?: RunProgress;
+	/** When the run's time ends (ms since the epoch): see the top of this file. */
+	deadline?: number;
 }
 
 /** What kind of request it is, for the loop's decisions. */
@@ -283,16 +296,20 @@ class Retries {
 export async function requestLoop(
 	attempt: () => Promise<Answer | NoAnswer>,
 	{ repeatable, policy = DEFAULT_RETRY, apiToken = async () => undefined }: RequestKind,
-	{ gate = new Limiter(false, 1), stopped = () => false, run }: RequestControl = {},
+	{ gate = new Limiter(false, 1), stopped = () => false, run, deadline }: RequestControl = {},
 ): Promise<RequestEnd> {
 	const retries = new Retries(repeatable, policy, run);
 	// What this request ends with if the run stops before its next attempt.
 	let ifStopped: RequestEnd = { outcome: 'notStarted' };
 	for (;;) {
-		const permit = await gate.acquire();
+		const permit = await gate.acquire(deadline);
 		if (stopped()) {
 			gate.release(permit);
 			return ifStopped;
+		}
+		if (passes(deadline)) {
+			gate.release(permit);
+			throw new DeadlinePassed();
 		}
 		const attemptedAt = Date.now();
 		retries.attempts++;
@@ -314,6 +331,7 @@ export async function requestLoop(
 			if (next.retryAfter !== undefined) gate.holdFor(next.retryAfter);
 		}
 		if (next.wait === undefined) return next.end;
+		if (passes(deadline, next.wait)) throw new DeadlinePassed();
 		ifStopped = next.end;
 		// A refusal holds back the whole gate; any other failure only this request.
 		if (next.refused) gate.holdFor(next.wait);
@@ -333,11 +351,18 @@ export async function request(
 ): Promise<RequestEnd> {
 	const cancelled =
 		'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const { deadline } = control;
 	return await requestLoop(
 		async () => {
+			// An attempt of a run with a deadline waits for its answer until a little after it.
+			const timeout =
+				deadline === undefined
+					? options.timeout
+					: Math.min(options.timeout ?? Infinity, deadline - Date.now() + ANSWER_GRACE_MS);
 			try {
 				return (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
 					...options,
+					...(timeout === undefined ? {} : { timeout: Math.max(1, timeout) }),
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
 				})) as Answer;
