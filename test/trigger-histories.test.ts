@@ -50,6 +50,14 @@ interface History {
 	mode: PollMode;
 	late?: number;
 	noTotals?: boolean;
+	/**
+	 * Polls as n8n makes them in the field: at a random second of the minute (n8n's Every Minute
+	 * picks one per activation), 1 to 3 minutes apart, n8n stopped now and then for 16 to 40
+	 * minutes, a 503 whose Retry-After does not fit in the poll's budget (1 s), and on n8n's
+	 * default path a poll that hangs past its lease while the next takes over. Moves between
+	 * outcome statuses must come by the first clean poll of a later Full Reading slot.
+	 */
+	field?: boolean;
 }
 
 const WATCH_SETS = [
@@ -82,13 +90,23 @@ function histories(first: number, extra: Partial<History> = {}): History[] {
  * full reading. Not checked, but that none is emitted twice (docs/trigger.md): the in-flight
  * statuses of a message sent again from an outcome status that no poll had seen in flight.
  */
-async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: History) {
+async function runHistory({
+	seed,
+	statuses,
+	mode,
+	late = 0,
+	noTotals = false,
+	field = false,
+}: History) {
 	const random = seeded(seed);
 	const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
-	// The clock: 30 s into a Full Reading slot, so that the polls 15 minutes apart are full readings.
-	const start = Math.floor(Date.now() / SLOT_MS) * SLOT_MS + 30_000;
+	// The clock: 30 s into a Full Reading slot, so that the polls 15 minutes apart are full readings;
+	// in the field, at this history's second of the minute, a few seconds late at times.
+	const second = field ? Math.floor(random() * 60) * 1000 : 0;
+	const start = Math.floor(Date.now() / SLOT_MS) * SLOT_MS + (field ? second : 30_000);
 	let minutes = 0;
-	const now = () => start + minutes * MINUTE_MS;
+	let lateBy = 0;
+	const now = () => start + minutes * MINUTE_MS + lateBy;
 	const message = (status: string, sentAt: number) =>
 		ctx.sim.addSms({
 			recipient: `2547${String(10_000_000 + ctx.sim.sms.length)}`,
@@ -105,23 +123,21 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 		message(status, start - (36 - (36 * i) / 150) * HOUR_MS);
 	}
 	const parameters = { statuses };
+	const budgetMs = field ? 1_000 : undefined;
 	let trigger: ActiveTrigger = await at(now(), () =>
-		activateTrigger({ parameters, credentials: ctx.credentials, mode }),
+		activateTrigger({ parameters, credentials: ctx.credentials, mode, budgetMs }),
 	);
 	expect(trigger.atActivation.items).toBeNull();
-	// With durable cursors n8n does not keep what the activation's test poll stored: the first
-	// scheduled poll takes the baseline.
-	if (mode === 'durable') expect((await at(now(), () => trigger.poll())).items).toBeNull();
 	const model = new Model(statuses);
 	const emitted: string[] = [];
 	const problems: string[] = [];
 	/** Messages the lists leave out for now, each with the round it is listed again at. */
 	const unlisted = new Map<number, number>();
 	let round = 0;
-	const change = () =>
-		model.change(random, pick, () => {
+	const change = (time: number) =>
+		model.change(random, pick, time, () => {
 			const status = random() < 0.9 ? pick(['PENDING', 'SENT']) : pick(['DELIVERED', 'FAILED']);
-			const { id } = message(status, now() + MINUTE_MS);
+			const { id } = message(status, time + MINUTE_MS);
 			if (late && random() < 0.4) {
 				ctx.sim.setListed(id, false);
 				unlisted.set(id, round + 1 + Math.floor(random() * late));
@@ -135,12 +151,32 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 			unlisted.delete(id);
 		}
 		const changes = Math.floor(random() * 6);
-		for (let i = 0; i < changes; i++) change();
-		const clean = injectFaults(random, change);
+		for (let i = 0; i < changes; i++) change(now());
+		let clean = injectFaults(random, () => change(now()), field);
+		// The shared limiter holds every request for a Retry-After on the machine's clock.
+		const held = ctx.sim.faults.some((fault) => fault.retryAfter === 2);
 		if (clean) model.pollSees(unlisted);
-		minutes += 3;
-		const outcome = await at(now(), () => trigger.poll());
+		if (field) {
+			minutes += 1 + Math.floor(random() * 3);
+			// n8n stopped for 16 to 40 minutes now and then; a poll a few seconds late.
+			if (random() < 0.08) minutes += 16 + Math.floor(random() * 25);
+			lateBy = random() < 0.2 ? Math.floor(random() * 4000) : 0;
+		} else minutes += 3;
+		let outcome: PollOutcome;
+		if (field && mode === 'memory' && clean && random() < 0.08) {
+			// A poll that hangs on one request past its lease (10 minutes), and the next that takes
+			// over: the one that took over is the clean poll.
+			ctx.sim.inject({ path: '/sms', skip: Math.floor(random() * 5), delayMs: 300 });
+			const hanging = at(now(), () => trigger.poll());
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			minutes += 11;
+			outcome = await at(now(), () => trigger.poll());
+			const late = await hanging;
+			if (late.items !== null) problems.push(`round ${round}: a poll that lost its lease emitted`);
+		} else outcome = await at(now(), () => trigger.poll());
 		emitted.push(...emittedPairs(outcome));
+		if (outcome.error) clean = false;
+		if (held) await new Promise((resolve) => setTimeout(resolve, 2_100));
 		if (process.env.HISTORY_DEBUG) {
 			const watchIds = process.env.HISTORY_DEBUG.split(',').map(Number);
 			const state = (id: number) =>
@@ -166,7 +202,9 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 		if (clean) {
 			const missed = model
 				.due(unlisted)
-				.filter((pair) => !model.mayWait(pair) && !emitted.includes(pair));
+				.filter(
+					(pair) => !model.mayWait(pair, field ? now() : undefined) && !emitted.includes(pair),
+				);
 			if (missed.length)
 				problems.push(`after the clean poll of round ${round}: ${missed.join(' ')} not emitted`);
 		}
@@ -179,6 +217,7 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 					staticData: trigger.savedStaticData,
 					activation: 'init',
 					mode,
+					budgetMs,
 					restart: true,
 				}),
 			);
@@ -204,9 +243,14 @@ async function runHistory({ seed, statuses, mode, late = 0, noTotals = false }: 
 }
 
 /** Things that happen while a poll reads the list; true when none does (a clean poll). */
-function injectFaults(random: () => number, change: () => void): boolean {
+function injectFaults(random: () => number, change: () => void, field: boolean): boolean {
 	const roll = random();
 	const skip = Math.floor(random() * 5);
+	if (field && roll >= 0.6 && roll < 0.65) {
+		// A Retry-After that does not fit in the poll's budget (1 s): the poll ends there.
+		ctx.sim.inject({ path: '/sms', skip, status: 503, retryAfter: 2 });
+		return false;
+	}
 	if (roll < 0.3) {
 		const during = 1 + Math.floor(random() * 4);
 		ctx.sim.inject({
@@ -241,7 +285,7 @@ class Model {
 	 * FAILED, or a failed message sent again and delivered before any poll saw it in flight. Only a
 	 * full reading is sure to see those.
 	 */
-	private readonly movedBetweenOutcomes = new Set<string>();
+	private readonly movedBetweenOutcomes = new Map<string, number>();
 	/** Messages in an outcome status since the last clean poll that could see them in flight. */
 	private readonly outcomeSinceSeen = new Set(
 		ctx.sim.sms.filter((m) => !IN_FLIGHT.includes(m.status)).map((m) => m.id),
@@ -255,11 +299,11 @@ class Model {
 
 	constructor(private readonly statuses: string[]) {}
 
-	private setStatus(id: number, status: string): void {
+	private setStatus(id: number, status: string, time: number): void {
 		ctx.sim.setSmsStatus(id, status);
 		if (!this.atActivation.has(`${id}:${status}`)) this.gained.add(`${id}:${status}`);
 		if (IN_FLIGHT.includes(status)) return;
-		if (this.outcomeSinceSeen.has(id)) this.movedBetweenOutcomes.add(`${id}:${status}`);
+		if (this.outcomeSinceSeen.has(id)) this.movedBetweenOutcomes.set(`${id}:${status}`, time);
 		this.outcomeSinceSeen.add(id);
 	}
 
@@ -267,6 +311,7 @@ class Model {
 	change(
 		random: () => number,
 		pick: <T>(list: T[]) => T,
+		time: number,
 		send: () => { id: number; status: string },
 	): void {
 		const roll = random();
@@ -277,26 +322,26 @@ class Model {
 			if (!IN_FLIGHT.includes(status)) this.outcomeSinceSeen.add(id);
 		} else if (roll < 0.3) {
 			const pending = inStatus('PENDING');
-			if (pending.length) this.setStatus(pick(pending).id, 'SENT');
+			if (pending.length) this.setStatus(pick(pending).id, 'SENT', time);
 		} else if (roll < 0.33) {
 			// Back from SENT to PENDING (a route queued it again).
 			const sent = inStatus('SENT');
-			if (sent.length) this.setStatus(pick(sent).id, 'PENDING');
+			if (sent.length) this.setStatus(pick(sent).id, 'PENDING', time);
 		} else if (roll < 0.95) {
 			// Most changes are recent messages being delivered.
 			const inFlight = inStatus('SENT').slice(-40);
 			if (inFlight.length)
-				this.setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED');
+				this.setStatus(pick(inFlight).id, random() < 0.85 ? 'DELIVERED' : 'FAILED', time);
 		} else if (roll < 0.98) {
 			const delivered = inStatus('DELIVERED');
-			if (delivered.length) this.setStatus(pick(delivered).id, 'FAILED');
+			if (delivered.length) this.setStatus(pick(delivered).id, 'FAILED', time);
 		} else {
 			// A failed message sent again under the same id: FAILED must not come twice.
 			const failed = inStatus('FAILED');
 			if (failed.length) {
 				const { id } = pick(failed);
 				if (!this.seenInFlight.has(`${id}:SENT`)) this.resentUnseen.add(id);
-				this.setStatus(id, 'SENT');
+				this.setStatus(id, 'SENT', time);
 			}
 		}
 	}
@@ -323,9 +368,15 @@ class Model {
 		return [...this.gained].filter((pair) => this.statuses.includes(pair.split(':')[1])).length;
 	}
 
-	/** Whether a pair may wait for the next full reading: a move between two outcome statuses. */
-	mayWait(pair: string): boolean {
-		return this.movedBetweenOutcomes.has(pair) || this.undecided(pair);
+	/**
+	 * Whether a pair may wait for the next full reading: a move between two outcome statuses. With
+	 * `at` (the time of a clean poll), only until the first clean poll of a later Full Reading slot.
+	 */
+	mayWait(pair: string, at?: number): boolean {
+		const movedAt = this.movedBetweenOutcomes.get(pair);
+		if (this.undecided(pair)) return true;
+		if (movedAt === undefined) return false;
+		return at === undefined || Math.floor(at / SLOT_MS) <= Math.floor(movedAt / SLOT_MS);
 	}
 
 	/** Whether `pair` is one whose emission the model does not decide (see runHistory). */
@@ -382,4 +433,12 @@ describeHistories(
 describeHistories(
 	'random histories without totals, messages listed late',
 	histories(701, { noTotals: true, late: 40 }),
+);
+describeHistories(
+	'random histories in the field: polls at random seconds, pauses, hanging polls, Retry-After past the budget',
+	histories(901, { field: true }),
+);
+describeHistories(
+	'random histories in the field, messages listed late, pages without totals',
+	histories(1301, { field: true, late: 40, noTotals: true }),
 );

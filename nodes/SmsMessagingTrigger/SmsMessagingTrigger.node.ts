@@ -86,7 +86,7 @@ export class SmsMessagingTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 1440 },
 						default: 15,
 						description:
-							"A poll reads the first page of each list and reads on only where a list's count shows a change: every move that changes a count comes with the next poll. The first poll of every such period is a full reading, whatever is watched: it also reads the Pending, Sent and Failed lists whole, to catch moves that leave every count as it was (one message from Delivered to Failed while another goes back, or from Pending to Sent while another goes back). 0 makes every poll a full reading.",
+							"A poll reads the first page of each list, the Pending and Sent lists whole while they hold 2,000 messages or fewer, and reads on only where a list's count shows a change: every move that changes a count comes with the next poll. Once in every such period (whenever its first poll comes) a full reading, whatever is watched, also reads the Pending, Sent and Failed lists whole, at most 20 pages a poll, to catch moves that leave every count as it was (one message from Delivered to Failed while another goes back). 0 makes every poll a full reading.",
 					},
 				],
 			},

@@ -23,6 +23,7 @@ import { raiseMark } from './reading/raiseMark';
 import { resolve } from './reading/resolve';
 import type { Search } from './reading/search';
 import type { Picture, Status } from './state/picture';
+import { keep, startFrom, stillCurrent } from './state/processMemory';
 import { loadPicture, storePicture, withLease, type TriggerStaticData } from './state/storedState';
 import { readWatch, type Watch } from './watch';
 
@@ -40,33 +41,43 @@ const RAISE_PAGES = { quiet: 2, emitting: 20 };
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
 	const credentials = await apiCredentials(this);
+	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
+	const deadline = Date.now() + (budget ?? DEFAULT_BUDGET_MS);
 	// The poll's reads wait their turn with the other runs that use this credential and host under
-	// Auto (limiter.ts), and a Retry-After any of them is given holds them all.
+	// Auto (limiter.ts), and a Retry-After any of them is given holds them all; none waits past
+	// the poll's budget.
 	const readPage = smsListReader.call(this, credentials, {
 		control: {
 			gate: sharedLimiter(credentials.baseUrl, credentials.apiToken),
 			run: new RunProgress(),
+			deadline,
 		},
 		again: 'the next poll tries again',
 		namePage: true,
 	});
 	if (this.getMode() === 'manual') return await newestMatching(watch, readPage);
-	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 	const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
 	return await withLease(staticData, async (renew, stillHeld) => {
+		const start = startFrom(`${this.getWorkflow().id ?? ''}/${this.getNode().id}`, staticData);
 		const source: ListSource = {
 			read: async (query) => {
 				renew();
 				return await readPage(query);
 			},
-			deadline: Date.now() + (budget ?? DEFAULT_BUDGET_MS),
+			deadline,
 			repeated: repeatedPagesError(this.getNode(), 'the next poll reads it again'),
 		};
-		const toEmit = await pollOnce(watch, source, staticData);
-		// A poll that held the trigger too long and was taken over emits nothing: the poll that
-		// took over reads again what this one read.
-		if (!stillHeld() || toEmit === undefined) return null;
-		return emitted(toEmit.records);
+		const polled = await pollOnce(watch, source, start.state);
+		// A poll that held the trigger too long, and another took over, stores and emits nothing:
+		// the one that took over read the lists after it.
+		if (!stillHeld() || !stillCurrent(start) || polled === undefined) return null;
+		const items = emitted(polled.records);
+		keep(start, polled.state, items !== null);
+		for (const key of Object.keys(staticData)) {
+			if (key !== 'lease') delete (staticData as Record<string, unknown>)[key];
+		}
+		Object.assign(staticData, polled.state);
+		return items;
 	});
 }
 
@@ -85,32 +96,30 @@ async function newestMatching(
 }
 
 /**
- * A poll's steps: the stored picture (or a baseline), then `pollPicture`, then the picture
- * stored. Gives the records to emit; undefined when nothing is to be stored (a baseline that
- * could not be taken whole).
+ * A poll's steps: the stored picture (or a baseline), then `pollPicture`. Gives the records to
+ * emit and the state to store (`state`, changed); undefined when nothing is to be stored (a
+ * baseline that could not be taken whole).
  */
 async function pollOnce(
 	watch: Watch,
 	source: ListSource,
-	staticData: TriggerStaticData,
-): Promise<{ records: IDataObject[] } | undefined> {
+	state: TriggerStaticData,
+): Promise<{ records: IDataObject[]; state: TriggerStaticData } | undefined> {
 	const now = Date.now();
 	const window = { today: utcDay(now), startDay: watch.startDay, now };
 	const watched = new Set(watch.statuses as Status[]);
-	let picture = loadPicture(staticData, watch.scope, watched);
+	let picture = loadPicture(state, watch.scope, watched);
 	let records: IDataObject[] = [];
 	if (picture) {
-		const polled = await pollPicture(picture, { watch, source, window, staticData });
-		records = polled.records;
-		if (polled.full) staticData.fullReadingAt = now;
+		records = (await pollPicture(picture, { watch, source, window, staticData: state })).records;
 	} else {
 		picture = await baselineWithin(new Lists(source, watch.query), watched, window);
 		if (!picture) return undefined;
 		picture.countsFrom = String(watch.query['start-date']);
-		staticData.fullReadingAt = now;
+		state.fullReadingAt = now;
 	}
-	storePicture(staticData, picture, { scope: watch.scope, startDay: watch.startDay });
-	return { records };
+	storePicture(state, picture, { scope: watch.scope, startDay: watch.startDay });
+	return { records, state };
 }
 
 /** The baseline, or undefined when the budget ends it first: the next poll takes it again. */
@@ -132,40 +141,62 @@ interface PollSetting {
 
 /**
  * A poll of a stored picture: the first pages, the readings their counts call for (all of the
- * in-flight and FAILED lists at a full reading), and the mark raised. The lists are asked as the
- * counts were taken (`countsFrom`), so that a count tells a change and nothing else; on a new
- * day, once that poll is clean, the counts are taken from the new window's start (`newWindow`).
- * A picture stored before the trigger kept counts is read in full and takes them (`takeCounts`).
- * Gives the records to emit, and whether a full reading set the counts right.
+ * in-flight and FAILED lists at a full reading, going on from where one the budget ended stopped),
+ * and the mark raised. The lists are asked as the counts were taken (`countsFrom`), so that a
+ * count tells a change and nothing else; on a new day, once that poll is clean, the counts are
+ * taken from the new window's start (`newWindow`). A picture stored before the trigger kept counts
+ * is read in full and takes them (`takeCounts`). Gives the records to emit; sets in `staticData`
+ * when a full reading ended, or where one stopped.
  */
 async function pollPicture(
 	picture: Picture,
 	{ watch, source, window, staticData }: PollSetting,
-): Promise<{ records: IDataObject[]; full: boolean }> {
+): Promise<{ records: IDataObject[] }> {
 	const startDate = String(watch.query['start-date']);
 	const { countsFrom } = picture;
 	const lists = new Lists(source, { ...watch.query, 'start-date': countsFrom ?? startDate });
 	const findings = new Findings(picture, { ...window, emitting: true });
 	const observed = await withinBudget(async () => await readFirstPages(lists, findings));
-	if (observed === OUT_OF_TIME) return { records: findings.toEmit, full: false };
+	if (observed === OUT_OF_TIME) return { records: findings.toEmit };
 	const search: Search = { lists, findings, observed };
+	const from = staticData.fullReadingFrom;
 	const due =
-		countsFrom === undefined || isFullReadingDue(watch, window.now, staticData.fullReadingAt);
-	const ended = await resolve(search, new Set(watch.statuses as Status[]), due);
-	let full = false;
-	if (ended !== 'out of time' && countsFrom === undefined) {
-		full = takeCounts(search);
-		if (full) picture.countsFrom = startDate;
-	} else if (ended !== 'out of time') {
-		full = due && reanchor(search);
+		countsFrom === undefined ||
+		from !== undefined ||
+		staticData.unsettled === true ||
+		isFullReadingDue(watch, window.now, staticData.fullReadingAt);
+	const ended = await resolve(
+		search,
+		new Set(watch.statuses as Status[]),
+		due ? { from } : undefined,
+	);
+	if (due) delete staticData.fullReadingFrom;
+	// A full reading not ended goes on at the next poll from where it stopped.
+	// A count still apart from the picture when a poll that did not read in full ends: the next
+	// poll reads in full, so that no count is apart at two polls in a row.
+	if (ended.end === 'unclean' && !due) staticData.unsettled = true;
+	else delete staticData.unsettled;
+	// A full reading not ended goes on at the next poll from where it stopped; one the budget
+	// ended after its lists is read again.
+	if (due && ended.fullReadingFrom) {
+		staticData.fullReadingFrom = ended.fullReadingFrom;
+	} else if (
+		ended.end !== 'out of time' &&
+		(countsFrom === undefined ? takeCounts(search) : due && reanchor(search))
+	) {
+		if (countsFrom === undefined) picture.countsFrom = startDate;
+		staticData.fullReadingAt = window.now;
 	}
+	// The counts now hold every message up to the newest the list of every status showed first
+	// (read or counted): one the mark is raised over below it is not new (issue 63: 44 messages
+	// of a bulk send were counted twice, and every full reading after found the counts apart).
+	picture.marks.newest = Math.max(picture.marks.newest, newestOf(await lists.first('ALL')));
 	const pages = findings.toEmit.length ? RAISE_PAGES.emitting : RAISE_PAGES.quiet;
 	await raiseMark(search, window.now, pages);
-	picture.marks.newest = Math.max(picture.marks.newest, newestOf(await lists.first('ALL')));
-	if (countsFrom !== undefined && countsFrom !== startDate && ended === 'clean') {
+	if (countsFrom !== undefined && countsFrom !== startDate && ended.end === 'clean') {
 		await newWindow(picture, new Lists(source, watch.query), watch.startDay);
 	}
-	return { records: findings.toEmit, full };
+	return { records: findings.toEmit };
 }
 
 /** The highest id on a page (0 for an empty one). */

@@ -26,8 +26,6 @@ export interface Watch {
 	startMs: number;
 	/** How long a full reading of the window lasts before the next one is due (0: every poll). */
 	fullReadingMs: number;
-	/** The shortest time between two polls that Poll Times sets. */
-	pollIntervalMs: number;
 }
 
 /** Checks every parameter before any request; a bad one stops the poll naming its field. */
@@ -77,67 +75,7 @@ export function readWatch(this: IPollFunctions): Watch {
 		startDay,
 		startMs,
 		fullReadingMs: fullReadingMinutes * MINUTE_MS,
-		pollIntervalMs: pollInterval(this.getNodeParameter('pollTimes', {}) as IDataObject),
 	};
 }
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
-
-/** The shortest time between two polls that n8n's Poll Times (`pollTimes.item`) sets. */
-function pollInterval(pollTimes: IDataObject): number {
-	const items = (pollTimes.item as IDataObject[] | undefined) ?? [];
-	const each = items.map((item) => {
-		const every = Math.max(1, Number(item.value) || 1);
-		switch (item.mode) {
-			case 'everyHour':
-				return HOUR_MS;
-			case 'everyX':
-				return every * (item.unit === 'hours' ? HOUR_MS : MINUTE_MS);
-			case 'everyDay':
-				return DAY_MS;
-			case 'everyWeek':
-				return 7 * DAY_MS;
-			case 'everyMonth':
-				return 28 * DAY_MS;
-			case 'custom':
-				return cronInterval(String(item.cronExpression ?? ''));
-			default:
-				return MINUTE_MS;
-		}
-	});
-	return each.length ? Math.min(...each) : MINUTE_MS;
-}
-
-/**
- * The shortest time between two runs of a cron expression (5 fields, or 6 with seconds first), by
- * its minute field, else its hour field: `*` every unit, `*\/k` every k, a list or range the
- * smallest gap between its values (around the hour or the day too), a single value the next field.
- */
-function cronInterval(expression: string): number {
-	const fields = expression.trim().split(/\s+/);
-	const [minute = '*', hour = '*'] = fields.length === 6 ? fields.slice(1, 3) : fields.slice(0, 2);
-	return gap(minute, 60, MINUTE_MS) ?? gap(hour, 24, HOUR_MS) ?? DAY_MS;
-}
-
-function gap(field: string, span: number, unit: number): number | undefined {
-	if (field === '*') return unit;
-	const step = /^\*\/(\d+)$/.exec(field);
-	if (step) return Math.max(1, Number(step[1])) * unit;
-	const values = new Set<number>();
-	for (const part of field.split(',')) {
-		const range = /^(\d+)(?:-(\d+))?(?:\/(\d+))?$/.exec(part);
-		if (!range) return unit;
-		const [from, to = range[1], by = '1'] = range.slice(1).map((value) => value ?? undefined);
-		for (let value = Number(from); value <= Number(to); value += Math.max(1, Number(by))) {
-			values.add(value);
-		}
-	}
-	if (values.size < 2) return undefined;
-	const sorted = [...values].sort((a, b) => a - b);
-	const gaps = sorted.map((value, i) =>
-		i ? value - sorted[i - 1] : value + span - sorted.at(-1)!,
-	);
-	return Math.min(...gaps) * unit;
-}

@@ -9,18 +9,22 @@
 // - 'durable': the same with N8N_POLLER_DURABLE_CURSORS_ENABLED: the static data is a cursor
 //   saved after every poll that ends (emitting or not), not after one that fails; the
 //   activation's poll (a test poll) is not saved.
-import { PollContext, PollTriggerExecutor } from 'n8n-core';
+import { PackageDirectoryLoader, PollContext, PollTriggerExecutor } from 'n8n-core';
 import {
 	NodeHelpers,
 	Workflow,
 	type IDataObject,
 	type INode,
 	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IVersionedNodeType,
 	type IPollFunctions,
 	type WorkflowActivateMode,
 } from 'n8n-workflow';
 
 import { executionAdditionalData, nodeTypes, type Credentials } from './n8n';
+import { packageRoot } from './package-root';
 
 export const TRIGGER_TYPE = 'n8n-nodes-sms-messaging.smsMessagingTrigger';
 
@@ -69,9 +73,42 @@ interface ActivateOptions {
 	budgetMs?: number;
 	/**
 	 * n8n starting again with the workflow published: on its default path it activates it anew (a
-	 * test poll); its task scheduler finds the poll's jobs there and polls as before, with none.
+	 * test poll); its task scheduler finds the poll's jobs there and polls as before, with none. A
+	 * new process: nothing the package kept in memory (`freshProcess`).
 	 */
 	restart?: boolean;
+	/**
+	 * The trigger loaded as a new n8n process loads it (the package's modules required anew), so
+	 * that nothing a poll before kept in this process's memory is there; `everyPoll`: each poll
+	 * in a process of its own, as polls that n8n's task scheduler hands to different main
+	 * instances. Default: true for a restart.
+	 */
+	freshProcess?: boolean | 'everyPoll';
+}
+
+/** Each activation is a workflow of its own, but one that starts again from its static data. */
+let workflowCount = 0;
+
+/**
+ * The trigger's node type as a new n8n process loads it: the package's built modules required
+ * anew by n8n-core's loader, with nothing in memory from the ones loaded before.
+ */
+function freshTriggerType(): INodeTypes {
+	let trigger: INodeType | IVersionedNodeType | undefined;
+	// Jest keeps its own module registry: a fresh one loads every module of the package anew.
+	jest.isolateModules(() => {
+		const loader = new PackageDirectoryLoader(packageRoot());
+		void loader.loadAll();
+		trigger = loader.getNode('smsMessagingTrigger').type;
+	});
+	return {
+		...nodeTypes,
+		getByName: (type) => (type === TRIGGER_TYPE ? trigger! : nodeTypes.getByName(type)),
+		getByNameAndVersion: (type, version) =>
+			type === TRIGGER_TYPE
+				? NodeHelpers.getVersionedNodeType(trigger!, version)
+				: nodeTypes.getByNameAndVersion(type, version),
+	};
 }
 
 const copy = (data: IDataObject) => JSON.parse(JSON.stringify(data)) as IDataObject;
@@ -112,21 +149,25 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 	const mode = options.mode ?? 'memory';
 	const node = triggerNode(options.parameters);
 	const additionalData = executionAdditionalData(options.credentials);
+	// A restart or an update of the same workflow keeps its id; a new activation is a new workflow.
+	if (!options.staticData) workflowCount++;
+	const freshProcess = options.freshProcess ?? options.restart === true;
+	let types = freshProcess ? freshTriggerType() : nodeTypes;
 	const workflowFrom = (staticData: IDataObject) =>
 		new Workflow({
-			id: 'trigger-test',
+			id: `trigger-test-${workflowCount}`,
 			nodes: [node],
 			connections: {},
-			nodeTypes,
+			nodeTypes: types,
 			active: true,
 			staticData: copy(staticData),
 			settings: { executionOrder: 'v1' },
 		});
 	let saved = copy(options.staticData ?? {});
 	const activationWorkflow = workflowFrom(saved);
-	let outcome: PollOutcome = { items: null };
 	const pollIn = async (workflow: Workflow, testing: boolean) => {
-		outcome = { items: null };
+		// Each poll's own: two polls may run at once on n8n's default path.
+		let outcome: PollOutcome = { items: null };
 		const budgetMs = options.budgetMs ?? (mode === 'memory' ? undefined : SCHEDULER_BUDGET_MS);
 		const budget = budgetMs === undefined ? undefined : () => budgetMs;
 		const context = new PollContext(
@@ -158,6 +199,7 @@ export async function activateTrigger(options: ActivateOptions): Promise<ActiveT
 		saved = copy(activationWorkflow.staticData);
 	}
 	const poll = async () => {
+		if (freshProcess === 'everyPoll') types = freshTriggerType();
 		const workflow = mode === 'memory' ? activationWorkflow : workflowFrom(saved);
 		const polled = await pollIn(workflow, false);
 		const store = mode === 'durable' ? !polled.error : polled.items !== null;

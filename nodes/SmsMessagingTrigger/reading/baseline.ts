@@ -28,7 +28,7 @@ export async function takeBaseline(
 	const search: Search = { lists, findings, observed };
 	for (const list of TRACKED_LISTS) {
 		const first = await lists.first(list);
-		const { cursor } = await readDown(search, list, after(first), () => true);
+		const { cursor } = await readDown(search, list, after(first, true, true), () => true, true);
 		if (!cursor.met || reading.knownIn(list) !== observed[list]) return undefined;
 	}
 	const other = [...reading.tracked.values()].some((message) => message.status === 'OTHER');

@@ -5,18 +5,15 @@ import { OUT_OF_TIME, withinBudget, type Lists } from './lists';
 import type { Search } from './search';
 
 /**
- * Whether this poll is a full reading: the first poll of its Full Reading Every slot (counted from
- * midnight UTC), unless one already ran in the slot (`lastAt`, when the static data holds it).
- * The slot, not the time of the last one, decides, because n8n 2.41's task scheduler stores
- * nothing after a poll that emits nothing: a full reading that found nothing is not remembered,
- * and the next poll of the slot must not read in full again. With Poll Times no shorter than the
- * slot, every poll is one; with 0, every poll too.
+ * Whether this poll is a full reading: none was stored since its Full Reading Every slot began
+ * (slots counted from midnight UTC; 0: every poll). Whenever the poll comes, after a pause, late
+ * in its minute or after a poll that ran long, the first poll of a slot reads in full. n8n's task
+ * scheduler does not store a poll that emits nothing: the next poll goes on from what this n8n
+ * process kept of it (state/processMemory.ts), so a slot's full reading runs once per process.
  */
 export function isFullReadingDue(watch: Watch, now: number, lastAt: number | undefined): boolean {
-	if (watch.fullReadingMs === 0) return true;
-	const slotStart = now - (now % watch.fullReadingMs);
-	if (lastAt !== undefined && lastAt >= slotStart && lastAt <= now) return false;
-	return now - slotStart < watch.pollIntervalMs;
+	if (watch.fullReadingMs === 0 || lastAt === undefined || lastAt > now) return true;
+	return lastAt < now - (now % watch.fullReadingMs);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import { isLastPage, type RepeatedPages } from '../../shared/lists/pages';
+import { DeadlinePassed } from '../../shared/requests/deadline';
 import type { ListName } from '../state/picture';
 
 /** One page of a list as the API served it. */
@@ -38,26 +39,19 @@ export interface ListSource {
 	repeated: RepeatedPages;
 }
 
-/** Thrown by a reading that would start a request after the poll's budget is spent. */
-class OutOfTime extends Error {
-	constructor() {
-		super('The poll budget is spent');
-	}
-}
-
 /** What `withinBudget` gives for a reading the poll's budget ended. */
 export const OUT_OF_TIME = Symbol('out of time');
 
 /**
- * Runs a reading; OUT_OF_TIME when the poll's budget ended it before it was done (what it read is
- * in the picture already).
+ * Runs a reading; OUT_OF_TIME when the poll's budget ended it before it was done (no request
+ * starts after it, and no wait that would end after it begins: what it read is in the picture).
  */
 export async function withinBudget<T>(reading: () => Promise<T>): Promise<T | typeof OUT_OF_TIME> {
 	// Any other failure is the request loop's own (NodeApiError, NodeOperationError): it passes on
 	// as it is.
 	return await reading().then(
 		(result) => result,
-		(error: unknown) => (error instanceof OutOfTime ? OUT_OF_TIME : Promise.reject(error)),
+		(error: unknown) => (error instanceof DeadlinePassed ? OUT_OF_TIME : Promise.reject(error)),
 	);
 }
 
@@ -146,7 +140,7 @@ export class Lists {
 		const key = `${list}:${at.page}:${at.records}:${ascending}`;
 		const cached = this.pages.get(key);
 		if (cached) return cached;
-		if (this.outOfTime()) throw new OutOfTime();
+		if (this.outOfTime()) throw new DeadlinePassed();
 		this.requests++;
 		const data = await this.source.read({
 			...this.query,

@@ -1,5 +1,6 @@
 // A poll's readings after its first pages: read where a count shows a change no page showed yet.
 import { TRACKED_LISTS, type ListName, type Status, type StatusList } from '../state/picture';
+import type { FullReadingFrom } from '../state/storedState';
 import { findLate } from './late';
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
 import { OUT_OF_TIME, withinBudget, type Page } from './lists';
@@ -8,28 +9,54 @@ import { after, lookUpGone, readDown, readTop, type Cursor, type Search } from '
 /** New messages are read while they fit in this many pages; more (a bulk send) are counted. */
 const NEW_PAGES = 3;
 
+/**
+ * The in-flight lists are read to their end at every poll while they hold this many records
+ * together (twenty pages): every move into or out of them is then seen at the next poll, whatever
+ * the counts say. Past it (a bulk send in flight), the counts decide what is read, and the full
+ * reading catches what they cannot show.
+ */
+const IN_FLIGHT_WHOLE = 2_000;
+
 /** The lists read down from their top when their count shows more records than known. */
 const TOP_FIRST: StatusList[] = ['DELIVERED', 'FAILED', 'SENT', 'PENDING'];
 
 type Residuals = ReturnType<Search['findings']['residuals']>;
 
 /**
+ * A full reading reads at most this many pages a poll and goes on at the next: a quiet poll never
+ * reads a bulk send in flight whole, and a full reading of N pages ends within N / 20 polls.
+ */
+const FULL_READING_PAGES = 20;
+
+/**
+ * How a poll's readings ended: clean, not, or cut by the budget; and where a full reading that did
+ * not end goes on (its pages for this poll read, or the budget spent).
+ */
+interface Ended {
+	end: 'clean' | 'unclean' | 'out of time';
+	fullReadingFrom?: FullReadingFrom;
+}
+
+/**
  * Reads, after the first pages, until every count is what the picture expects (a clean poll), or
  * nothing more can be read: each step reads where a count shows a change (search.ts), cheapest
- * first. `whole`: the in-flight lists and FAILED are read to their end whatever the counts say
- * (a full reading). Gives whether the poll is clean, or was ended by its budget.
+ * first. `full`: a full reading, the in-flight lists and FAILED read to their end whatever the
+ * counts say, going on from where one stopped (`from`).
  */
 export async function resolve(
 	search: Search,
 	watched: Set<Status>,
-	whole: boolean,
-): Promise<'clean' | 'unclean' | 'out of time'> {
+	full: { from?: FullReadingFrom } | undefined,
+): Promise<Ended> {
 	const resolver = new Resolver(search, watched);
+	const { PENDING, SENT } = search.observed;
 	const clean = await withinBudget(async () => {
-		if (whole) await resolver.readWhole();
+		if (full) await resolver.readWhole(full.from);
+		else if (PENDING + SENT <= IN_FLIGHT_WHOLE) await resolver.readInFlight();
 		return await resolver.run();
 	});
-	return clean === OUT_OF_TIME ? 'out of time' : clean ? 'clean' : 'unclean';
+	const end = clean === OUT_OF_TIME ? 'out of time' : clean ? 'clean' : 'unclean';
+	return { end, fullReadingFrom: resolver.fullReadingAt };
 }
 
 class Resolver {
@@ -37,6 +64,8 @@ class Resolver {
 	private readonly cursors = new Map<ListName, Cursor>();
 	private readonly toppedUp = new Set<ListName>();
 	private lateSearched = false;
+	/** Where the full reading is in its lists (undefined: not reading them). */
+	fullReadingAt?: FullReadingFrom;
 
 	constructor(
 		private readonly search: Search,
@@ -65,18 +94,42 @@ class Resolver {
 	/**
 	 * The full reading: PENDING, SENT and FAILED to their end, from where the messages the picture
 	 * knows begin in them (a bulk send it counts without reading sits above them, and is not read
-	 * for it), and the list of every status down to the mark when the new messages fit.
+	 * for it), or from where one that a poll's budget ended stopped; then the list of every status
+	 * down to the mark when the new messages fit.
 	 */
-	async readWhole(): Promise<void> {
+	async readWhole(from?: FullReadingFrom): Promise<void> {
 		const { picture } = this.search.findings;
-		for (const list of TRACKED_LISTS) {
-			const above = picture.membersOf(list).filter((id) => id > picture.marks.top).length;
-			const known = picture.unknownIn(list) + above - 1;
-			if (known > MAX_PAGE_SIZE)
-				this.cursors.set(list, { offset: known, ended: false, met: false });
-			await this.read(list, () => true);
+		const lists = TRACKED_LISTS.slice(from ? TRACKED_LISTS.indexOf(from.list) : 0);
+		let pages = 0;
+		for (const list of lists) {
+			this.fullReadingAt = { list };
+			const resumed = list === from?.list && from.id !== undefined;
+			// The members below the mark begin after the ones above it and the records the picture
+			// does not know (a bulk send counted, not read: as the API counts them now, since n8n may
+			// not have stored the poll that counted them).
+			const above = picture
+				.membersOf(list)
+				.filter((id) => id > (resumed ? from.id! : picture.marks.top));
+			const unknown = Math.max(0, this.search.observed[list] - picture.knownIn(list));
+			const known = unknown + above.length - (resumed ? 0 : 1);
+			if (known > MAX_PAGE_SIZE || resumed) {
+				this.cursors.set(list, { offset: known, ended: false, met: false, lastId: from?.id });
+			}
+			await this.read(list, (_, page) => {
+				const last = page.records.at(-1);
+				if (last) this.fullReadingAt = { list, id: Number(last.id) };
+				return ++pages < FULL_READING_PAGES;
+			});
+			if (!(await this.cursor(list)).ended) return;
 		}
+		this.fullReadingAt = undefined;
 		if (this.newFits()) await this.readAllToTop();
+		await lookUpGone(this.search);
+	}
+
+	/** PENDING and SENT to their end, and where each message that left them went. */
+	async readInFlight(): Promise<void> {
+		for (const list of ['PENDING', 'SENT'] as const) await this.read(list, () => true);
 		await lookUpGone(this.search);
 	}
 

@@ -37,21 +37,23 @@ export interface Cursor {
 	ended: boolean;
 	/** The id of the last record read, which the next page must reach back to. */
 	lastId?: number;
-	/** The list's count as the last page gave it (undefined: none given). */
-	total?: number;
 	/** Every page reached back to the one before: no record was skipped between two pages. */
 	met: boolean;
+	/** The list's count as the last page gave it (the baseline's pages follow while it stays). */
+	total?: number;
 }
 
 /**
- * Where the reading goes on after `page`: right after it while the list's count stays as it was
- * (no record moved up past the place), else one record back (OVERLAP).
+ * Where the reading goes on after `page`: one record back (OVERLAP), so that the next page shows
+ * it reaches back to this one (a count that stayed the same proves nothing: one record may have
+ * left the list above while another joined it); right after it with `follow` (the baseline, whose
+ * lists must add up to their counts or it is taken again).
  */
-export function after(page: Page, met = true, steady = page.total !== undefined): Cursor {
+export function after(page: Page, met = true, follow = false): Cursor {
 	const ended = page.last;
 	const lastId = page.records.length ? Number(page.records.at(-1)!.id) : undefined;
-	const next = page.offset + page.served - (steady ? 0 : OVERLAP);
-	return { offset: Math.max(page.offset + 1, next), ended, lastId, total: page.total, met };
+	const next = page.offset + page.served - (follow ? 0 : OVERLAP);
+	return { offset: Math.max(page.offset + 1, next), ended, lastId, met, total: page.total };
 }
 
 /** Whether a page (newest first) reaches back to the record with `lastId`, or above it. */
@@ -60,23 +62,26 @@ const meets = (page: Page, lastId: number | undefined) =>
 
 /**
  * Reads a list down from `from` while `more()` holds after each page, each page taken into the
- * picture (Findings.take). While the list's count stays as the last page gave it, no record moved
- * up past the place, and pages of 100 follow each other; else the next page starts on the last
- * record read, and one that does not reach back to it (messages left the list above it
- * meanwhile) is asked again from further back, and if it still does not, the reading goes on,
- * not `met`. Gives where it stopped, and how many changes its pages brought.
+ * picture (Findings.take). Each page starts on the last record of the one before; one that does
+ * not reach back to it (messages left the list above it meanwhile) is asked again from further
+ * back, and if it still does not, the reading goes on, not `met` (the ids between the two pages
+ * are not judged). The `baseline`'s pages follow each other while the list's count stays: its
+ * lists are read whole and must hold as many records as their counts. Gives where it stopped, and
+ * how many changes its pages brought.
  */
 export async function readDown(
 	search: Search,
 	list: ListName,
 	from: Cursor,
 	more: (changes: number, page: Page) => boolean,
+	baseline = false,
 ): Promise<{ cursor: Cursor; changes: number }> {
 	let cursor = from;
 	let total = 0;
 	while (!cursor.ended) {
 		let page = await search.lists.pageFrom(list, cursor.offset);
-		const steady = page.total !== undefined && page.total === cursor.total;
+		// The baseline's pages follow each other while the list's count stays as it was.
+		const steady = baseline && page.total !== undefined && page.total === cursor.total;
 		let met = cursor.met;
 		if (!steady && !meets(page, cursor.lastId)) {
 			page = await search.lists.pageFrom(list, Math.max(0, cursor.offset - BACK_OFF));

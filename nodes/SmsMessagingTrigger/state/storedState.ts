@@ -1,5 +1,5 @@
 // What the trigger keeps in the workflow's static data: every stored word, defined once here.
-import { LISTS, Picture, type Counts, type Status } from './picture';
+import { LISTS, Picture, type Counts, type Status, type StatusList } from './picture';
 import { decodeIds, encodeIds, type StoredIds } from './storedIds';
 
 /** Each status by its initial, as the keys of `messages` write them. */
@@ -20,6 +20,13 @@ const STATUS_OF_INITIAL = Object.fromEntries(
  * each value its ids by the UTC day it was sent (storedIds.ts).
  */
 type StoredMessages = Record<string, StoredIds>;
+
+/** Where a full reading that a poll's budget ended goes on at the next poll. */
+export interface FullReadingFrom {
+	list: StatusList;
+	/** The last record read in that list (none: from its start). */
+	id?: number;
+}
 
 /**
  * The workflow's static data, as n8n keeps it between polls. Its keys are stored in saved
@@ -48,8 +55,12 @@ export interface TriggerStaticData {
 	counts?: Counts;
 	/** The `start-date` the lists were asked with when `counts` was taken. */
 	countsFrom?: string;
-	/** When the last full reading began (ms since the epoch). */
+	/** When the last full reading ended (ms since the epoch). */
 	fullReadingAt?: number;
+	/** Where a full reading not ended goes on (reading/resolve.ts). */
+	fullReadingFrom?: FullReadingFrom;
+	/** The last poll ended with a count apart from the picture: this one reads in full. */
+	unsettled?: true;
 	/** The poll running now (withLease). */
 	lease?: { holder: string; at: number };
 	/** Stored by the trigger before this design: read once, to carry its knowledge over. */
