@@ -2,7 +2,8 @@
 // content), and the files as binary data on the item, as n8n's Form node gives them.
 import type { IBinaryData, IBinaryKeyData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { binaryKeyOf, MB, type FormField } from './fields';
+import { contentOf, type Content } from './content';
+import { binaryKeyOf, megabytes, type FormField } from './fields';
 
 /** A file as n8n's multipart parser (formidable, n8n 1.82 to 2.41) hands it to the node. */
 export interface PostedFile {
@@ -11,9 +12,6 @@ export interface PostedFile {
 	mimetype?: string | null;
 	size: number;
 }
-
-/** What a file's first bytes say it is; null: none of the kinds below. */
-type Content = { mime: string; extensions: string[] } | null;
 
 const isFile = (value: unknown): value is PostedFile =>
 	typeof (value as PostedFile)?.filepath === 'string' &&
@@ -32,37 +30,6 @@ const declaredOf = (file: PostedFile) => (file.mimetype ?? '').toLowerCase().spl
 /** Some browsers send no type, or a generic one, for files they do not know (HEIC on a desktop). */
 const isGeneric = (declared: string) => declared === '' || declared === 'application/octet-stream';
 
-/** A size as the page says it: `12.4 MB`, `25 MB`. */
-export const megabytes = (bytes: number) =>
-	`${Number((bytes / MB).toFixed(bytes % MB === 0 ? 0 : 1))} MB`;
-
-/** Content kinds told by their first bytes: the images a phone takes, PDF, a phone's video. */
-function contentOf(head: Buffer): Content {
-	const ascii = head.toString('latin1');
-	const brand = ascii.slice(4, 8) === 'ftyp' ? ascii.slice(8, 12) : '';
-	if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {
-		return { mime: 'image/jpeg', extensions: ['.jpg', '.jpeg', '.jpe', '.jfif'] };
-	}
-	if (ascii.startsWith('\x89PNG\r\n\x1a\n')) return { mime: 'image/png', extensions: ['.png'] };
-	if (/^GIF8[79]a/.test(ascii)) return { mime: 'image/gif', extensions: ['.gif'] };
-	if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') {
-		return { mime: 'image/webp', extensions: ['.webp'] };
-	}
-	if (/^(heic|heix|hevc|hevx|heim|heis|mif1|msf1)$/.test(brand)) {
-		return { mime: 'image/heic', extensions: ['.heic', '.heif'] };
-	}
-	if (/^avi[fs]$/.test(brand)) return { mime: 'image/avif', extensions: ['.avif'] };
-	if (ascii.startsWith('II*\0') || ascii.startsWith('MM\0*')) {
-		return { mime: 'image/tiff', extensions: ['.tif', '.tiff', '.dng'] };
-	}
-	if (ascii.startsWith('BM')) return { mime: 'image/bmp', extensions: ['.bmp'] };
-	if (ascii.startsWith('%PDF-')) return { mime: 'application/pdf', extensions: ['.pdf'] };
-	if (brand === 'qt  ') return { mime: 'video/quicktime', extensions: ['.mov', '.qt'] };
-	if (/^(isom|iso2|mp41|mp42|avc1|M4V |3gp[0-9])$/.test(brand)) {
-		return { mime: 'video/mp4', extensions: ['.mp4', '.m4v', '.3gp'] };
-	}
-	return null;
-}
 
 /**
  * Whether one entry of Accepted File Types takes a file: an extension by the file's name, a

@@ -1,9 +1,9 @@
 // The HTML page of Free Text and Custom Form, with what was given back after a refused post.
 import { inputName, WHOLE_POST, type Given } from './checks';
-import type { FormField } from './fields';
-import { megabytes } from './files';
+import { megabytes, type FormField } from './fields';
 import type { FieldsForm } from './form';
-import { escapeHtml, FORM_TAG, page } from './page';
+import { FORM_TAG, page } from './page';
+import { escapeHtml } from './sanitizeHtml';
 import { SENDING, UPLOAD_SCRIPT } from './upload';
 
 const attribute = (name: string, value: string) => ` ${name}="${escapeHtml(value)}"`;
