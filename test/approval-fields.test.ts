@@ -494,7 +494,7 @@ describe('a form that cannot work is refused before anything is sent', () => {
 				{ fieldLabel: 'Photo 1', fieldType: 'file' },
 				{ fieldLabel: 'Photo_1', fieldType: 'file' },
 			],
-			/two file fields would both put their files under "Photo_1"/,
+			/field 1 \(Photo 1\) and field 2 \(Photo_1\) would both put a file under "Photo_1"/,
 		],
 		[
 			'a hidden field named as another field’s label',
