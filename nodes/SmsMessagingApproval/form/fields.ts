@@ -59,8 +59,8 @@ export const binaryKeyOf = (label: string) => label.replace(/\W/g, '_');
 const DEFAULT_MAX_MB = 25;
 const LARGEST_MAX_MB = 200;
 
-/** One megabyte, as Max File Size (MB) counts it. */
-const MB = 1024 * 1024;
+/** One megabyte, as Max File Size (MB) counts it: decimal, as phones and n8n show sizes. */
+const MB = 1_000_000;
 
 /** A size as the page says it: `12.4 MB`, `25 MB`. */
 export const megabytes = (bytes: number) =>
