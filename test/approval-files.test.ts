@@ -125,6 +125,8 @@ const CONTENT = {
 	mp3: padded('ID3\x04\x00\x00\x00\x00\x00\x00'),
 	exe: padded('MZ\x90\x00\x03\x00\x00\x00\x04\x00'),
 	text: padded('date,reading\n2026-11-20,10432.7\n'),
+	/** Text whose first letters are a bitmap's and an MP3 tag's signatures. */
+	carsText: padded('BMW,320d,2019\nID3,badge,2020\n'),
 	unknown: padded('\x00\x01\x02\x03 proprietary'),
 };
 
@@ -202,6 +204,7 @@ describe('a file is checked by its content, also where Accepted File Types names
 		['.xlsx', 'readings.xlsx', 'application/octet-stream', 'xlsx'],
 		['.zip', 'photos.zip', 'application/zip', 'zip'],
 		['.csv', 'readings.csv', 'text/csv', 'text'],
+		['.csv', 'cars.csv', 'text/csv', 'carsText'],
 		['.mp4', 'clip.mp4', 'video/mp4', 'mp4'],
 		['audio/*', 'note.mp3', 'audio/mpeg', 'mp3'],
 		['video/*', 'clip.mp4', 'video/mp4', 'mp4'],

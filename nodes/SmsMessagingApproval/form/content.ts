@@ -153,16 +153,18 @@ function byMagic(head: Buffer, ascii: string): Content {
 		['\x00\x00\x01\xba', KINDS.mpeg],
 		['\x00\x00\x01\xb3', KINDS.mpeg],
 		['0&\xb2u\x8ef\xcf\x11', KINDS.asf],
-		['ID3', KINDS.mp3],
 		['OggS', KINDS.ogg],
 		['fLaC', KINDS.flac],
 		['#!AMR', KINDS.amr],
 		['MZ', KINDS.exe],
 		['\x7fELF', KINDS.elf],
-		['BM', KINDS.bmp],
 	];
 	const found = starts.find(([magic]) => ascii.startsWith(magic));
 	if (found) return found[1];
+	// Two letters alone could start a text ("BMW,…"): a bitmap's reserved bytes are zero, an ID3
+	// tag's version is 2 to 4.
+	if (ascii.startsWith('BM') && head.length >= 26 && head.readUInt32LE(6) === 0) return KINDS.bmp;
+	if (ascii.startsWith('ID3') && head[3] >= 2 && head[3] <= 4) return KINDS.mp3;
 	if (b0 === 0xff && (b1 & 0xf6) === 0xf0) return KINDS.aac;
 	if (b0 === 0xff && (b1 & 0xe0) === 0xe0 && (b1 & 0x06) !== 0) return KINDS.mp3;
 	return null;
