@@ -10,6 +10,7 @@ const path = require('node:path');
 
 const { watchFailedExecutions } = require('./lib/failed-executions');
 const local = require('./lib/local-n8n');
+const { sentIds } = require('./lib/sent-ids');
 const { Simulator, inboxLine } = require('../test/simulator/simulator');
 
 const LINE = process.env.N8N_LINE || '2.x';
@@ -24,11 +25,19 @@ const CHECK_WAIT_S = require('../examples/send-and-check-delivery.json').nodes.f
 	(node) => node.type === 'n8n-nodes-base.wait',
 ).parameters.amount;
 
+const userFolder =
+	process.env.SMS_MESSAGING_START_FOLDER || path.join(local.root, '.n8n-local', `user-${LINE}`);
+// Sent messages are numbered on from the last start: n8n (the alert's trigger) remembers ids.
+const ids = sentIds(userFolder);
 const simulator = new Simulator({
 	token: 'sim-token',
 	deliveryDelayMs: DELIVERY_DELAY_MS,
 	failureRate: FAILURE_RATE,
-	onMessage: (sms) => local.log(inboxLine(sms)),
+	firstSentId: ids.firstSentId,
+	onMessage: (sms) => {
+		ids.record(sms.id);
+		local.log(inboxLine(sms));
+	},
 });
 
 let stopping;
@@ -60,8 +69,6 @@ async function main() {
 		sendPort: Number(process.env.SIM_SEND_PORT || 8788),
 	});
 	const inbox = `${baseUrl.replace('/api/v3', '')}/__sim/inbox`;
-	const userFolder =
-		process.env.SMS_MESSAGING_START_FOLDER || path.join(local.root, '.n8n-local', `user-${LINE}`);
 	const logFile = path.join(userFolder, 'n8n.log');
 	const n8n = await local.launch(LINE, {
 		userFolder,
@@ -114,7 +121,7 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
   npm start imports only the examples (and the credential) n8n does not hold yet, by id: your
   edits stay. To get one back as shipped, delete it in n8n and run npm start again.
 
-  Next steps (numbered as in README.md); for 3, 4, 6, 7 and 8 open the workflow, click Execute workflow:
+  Next steps (numbered as in README.md); for 3, 4 and 6 to 9 open the workflow, click Execute workflow:
   3. "SMS: send a personalised message to every row": three messages go out in one request.
   4. "SMS: approve a bulk send by SMS before it goes out": open the link of the approval SMS (in
      the inbox) and press "Send it"; the three messages go out.
@@ -126,6 +133,9 @@ n8n ${local.version(LINE)} is running with the SMS Messaging node.
      inbox), fill in the form and press "Send report"; the workflow goes on with the report, typed.
   8. "SMS: ask a customer a question and get a typed answer": open the link of the customer's SMS,
      type a day and time and press "Send"; the workflow goes on with the words as data.text.
+  9. "SMS: proof of delivery by SMS (a photo and a choice)": open the link of the driver's SMS,
+     choose a photo, choose how the parcel was handed over and press "Send proof"; the workflow
+     goes on with the photo as binary data.
 
 Ctrl-C stops n8n and the simulator.`);
 }

@@ -14,7 +14,8 @@ process.env.N8N_HMAC_SIGNATURE_SECRET = 'approval-fields-test-secret';
 
 const ctx = useSimulator();
 
-const MB = 1024 * 1024;
+// Sizes in decimal megabytes, as phones and n8n show them (part five; they were binary).
+const MB = 1_000_000;
 const DRIVERS = [
 	{ phone: '254712345678', text: 'Parcel P-77 for 12 Kenyatta Ave: proof of delivery' },
 ];
@@ -56,7 +57,7 @@ describe('the six other field types of n8n’s forms', () => {
 		expect(html).toContain(`<div class="html">${SANITIZED_NOTICE}</div>`);
 		expect(html).not.toMatch(/alert\(|steal|onclick|javascript:/);
 		expect(html).toContain(
-			'<input type="file" id="field-5" name="field-5" required aria-describedby="field-5-error" accept="image/*" data-max-bytes="10485760" data-label="Meter photo" data-limit="10 MB">',
+			'<input type="file" id="field-5" name="field-5" required aria-describedby="field-5-error" accept="image/*" data-max-bytes="10000000" data-label="Meter photo" data-limit="10 MB">',
 		);
 		expect(html).toContain('<p class="hint">Up to 10 MB. Accepted: image/*.</p>');
 		expect(html).not.toContain('A-2291');
@@ -312,9 +313,20 @@ describe('a file field checks what the page promises', () => {
 			{
 				filename: 'photo.jpg',
 				mimetype: 'image/jpeg',
-				content: Buffer.from('MZ\x90\0 not an image'),
+				content: Buffer.from('\x00\x01 not an image'),
 			},
 			'Meter photo: photo.jpg is not what it says: its content is not a kind of file this node recognises, not one of the accepted types (image/*).',
+		],
+		[
+			// Part five: the node recognises a program too, and says so.
+			'a Windows program sent as a JPEG, for image/*',
+			{ acceptFileTypes: 'image/*' },
+			{
+				filename: 'photo.jpg',
+				mimetype: 'image/jpeg',
+				content: Buffer.from('MZ\x90\0 not an image'),
+			},
+			'Meter photo: photo.jpg is not what it says: its content is application/x-msdownload, not one of the accepted types (image/*).',
 		],
 		[
 			'a .gif for .jpg, .png',
@@ -391,7 +403,8 @@ describe('a file field checks what the page promises', () => {
 			'Meter photo': [
 				{ filename: 'meter.jpg', mimetype: 'image/jpeg', size: 2_048 },
 				{ filename: 'Seal.PNG', mimetype: 'image/png', size: 2_048 },
-				{ filename: 'meter', mimetype: 'application/octet-stream', size: 2_048 },
+				// As stored: the type its content is (part five).
+				{ filename: 'meter', mimetype: 'image/jpeg', size: 2_048 },
 			],
 		});
 		const binary = items![0].binary!;
@@ -494,7 +507,7 @@ describe('a form that cannot work is refused before anything is sent', () => {
 				{ fieldLabel: 'Photo 1', fieldType: 'file' },
 				{ fieldLabel: 'Photo_1', fieldType: 'file' },
 			],
-			/two file fields would both put their files under "Photo_1"/,
+			/field 1 \(Photo 1\) and field 2 \(Photo_1\) would both put a file under "Photo_1"/,
 		],
 		[
 			'a hidden field named as another field’s label',

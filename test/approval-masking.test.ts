@@ -172,3 +172,87 @@ test('an approval whose send has an unknown outcome fails, and its saved executi
 	expect(failed.error?.description).toContain('[code hidden]');
 	expect(failed.serialized).not.toContain(code);
 });
+
+/**
+ * Encodings a stored text may carry a link in, each a whole encoder of text, as systems write
+ * them: the masking must not know any of them (approvalLink.ts masks by what a code is).
+ */
+const ENCODERS: Record<string, (text: string) => string> = {
+	plain: (text) => text,
+	'HTML, named': (text) =>
+		text.replace(
+			/[&<>"']/g,
+			(c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' }[c]};`,
+		),
+	'HTML, HTML5 names': (text) =>
+		text.replace(
+			/[?=.&:/]/g,
+			(c) =>
+				`&${{ '?': 'quest', '=': 'equals', '.': 'period', '&': 'amp', ':': 'colon', '/': 'sol' }[c]};`,
+		),
+	'HTML, decimal with zeros': (text) =>
+		text.replace(/[^A-Za-z0-9 \n_-]/g, (c) => `&#${String(c.charCodeAt(0)).padStart(4, '0')};`),
+	'HTML, hex upper case': (text) =>
+		text.replace(/[^A-Za-z0-9 \n_-]/g, (c) => `&#X${c.charCodeAt(0).toString(16).toUpperCase()};`),
+	'HTML, hex without a semicolon': (text) =>
+		text.replace(/[?=.&]/g, (c) => `&#x${c.charCodeAt(0).toString(16)} `.trim()),
+	'percent, every sign': (text) =>
+		text.replace(/[^A-Za-z0-9_-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`),
+	encodeURIComponent: encodeURIComponent,
+	'form-urlencoded': (text) => new URLSearchParams({ u: text }).toString(),
+	'JSON (\\u escapes)': (text) =>
+		JSON.stringify(text).replace(
+			/[?=.&]/g,
+			(c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+		),
+	JSON: (text) => JSON.stringify(text),
+	'JavaScript \\x': (text) => text.replace(/[?=.&]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`),
+	'quoted-printable': (text) =>
+		text.replace(/[=?]/g, (c) => `=${c.charCodeAt(0).toString(16).toUpperCase()}`),
+	'XML CDATA': (text) => `<![CDATA[${text}]]>`,
+	'Markdown link': (text) => `[open](${text})`,
+	'C octal': (text) => text.replace(/[?=.&]/g, (c) => `\\${c.charCodeAt(0).toString(8)}`),
+	'CSS escapes': (text) => text.replace(/[?=.&]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `),
+};
+
+test('a code is masked in every encoding and every nesting of two of them; nothing else changes', async () => {
+	const { message } = await sendApproval();
+	const code = new URL(message.split('\n')[1]).searchParams.get('k')!.split('.')[1];
+	const names = Object.keys(ENCODERS);
+	const texts = names.flatMap((outer) =>
+		names.map((inner) => ({
+			how: `${inner}, then ${outer}`,
+			text: ENCODERS[outer](ENCODERS[inner](message)),
+		})),
+	);
+	// The issue's own example, and three encodings nested.
+	texts.push({ how: 'the issue', text: `k&#061;0&#046;${code}` });
+	texts.push({
+		how: 'JSON, percent, HTML',
+		text: ENCODERS['HTML, decimal with zeros'](encodeURIComponent(JSON.stringify(message))),
+	});
+	// Not codes: no link parameter, a code one character short, no recipient's position, a
+	// parameter of another name, a word that ends in k.
+	const others = [
+		`Order ${code} shipped`,
+		`?k=0.${code.slice(1)}&x`,
+		`?k=${code}&x`,
+		`?key=0.${code}&x`,
+		`Track: 12 ${code}`,
+	];
+	ctx.sim.sms.length = 0;
+	const record = ctx.sim.addSms({ recipient: '254712345678', content: texts[0].text });
+	Object.assign(record, { encoded: texts.map(({ text }) => text), others });
+	for (const { how, text } of texts) expect([how, text.includes(code)]).toEqual([how, true]);
+
+	const many = await runWorkflow({
+		parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+		credentials: ctx.credentials,
+	});
+	const json = many.items[0].json as { encoded: string[]; others: string[] };
+	json.encoded.forEach((text, at) => {
+		const { how } = texts[at];
+		expect([how, text]).toEqual([how, texts[at].text.split(code).join('[code hidden]')]);
+	});
+	expect(json.others).toEqual(others);
+});

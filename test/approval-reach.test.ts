@@ -73,6 +73,102 @@ test.each([
 	},
 );
 
+// Every spelling of a host a phone cannot reach, as a WEBHOOK_URL may hold it: the link's address
+// is read as a browser reads it (WHATWG URL) and the address itself checked, not its text.
+test.each([
+	[
+		'an IPv4-mapped IPv6 loopback',
+		'http://[::ffff:127.0.0.1]:5678',
+		'[::ffff:7f00:1] (127.0.0.1) is local to this n8n',
+	],
+	[
+		'the same, written in full',
+		'http://[0:0:0:0:0:ffff:7f00:1]:5678',
+		'[::ffff:7f00:1] (127.0.0.1) is local to this n8n',
+	],
+	[
+		'an IPv4-mapped private address',
+		'http://[::ffff:192.168.1.20]',
+		'[::ffff:c0a8:114] (192.168.1.20) is local to this n8n',
+	],
+	[
+		'an IPv4-translated loopback',
+		'http://[::ffff:0:7f00:1]',
+		'[::ffff:0:7f00:1] (127.0.0.1) is local to this n8n',
+	],
+	[
+		'an IPv4-compatible loopback',
+		'http://[::127.0.0.1]',
+		'[::7f00:1] (127.0.0.1) is local to this n8n',
+	],
+	[
+		'a NAT64 private address',
+		'http://[64:ff9b::10.0.0.1]',
+		'[64:ff9b::a00:1] (10.0.0.1) is local to this n8n',
+	],
+	[
+		'a 6to4 private address',
+		'http://[2002:c0a8:101::1]',
+		'[2002:c0a8:101::1] (192.168.1.1) is local to this n8n',
+	],
+	['IPv6 loopback', 'http://[::1]:5678', '[::1] is local to this n8n'],
+	['the unspecified IPv6 address', 'http://[::]:5678', '[::] is local to this n8n'],
+	['an IPv6 link-local address', 'http://[fe80::1]', '[fe80::1] is local to this n8n'],
+	['localhost with a trailing dot', 'http://localhost.:5678', 'localhost. is local to this n8n'],
+	['LOCALHOST in capitals', 'http://LOCALHOST:5678', 'localhost is local to this n8n'],
+	['a name under .localhost', 'http://n8n.localhost', 'n8n.localhost is local to this n8n'],
+	[
+		'a name under .local with a trailing dot',
+		'http://n8n.local.:5678',
+		'n8n.local. is local to this n8n',
+	],
+	['a name without a dot but a trailing one', 'http://n8n.:5678', 'n8n. is local to this n8n'],
+	['decimal IPv4', 'http://2130706433:5678', '127.0.0.1 is local to this n8n'],
+	['hex IPv4', 'http://0x7f000001:5678', '127.0.0.1 is local to this n8n'],
+	['octal IPv4', 'http://0177.0.0.1:5678', '127.0.0.1 is local to this n8n'],
+	['short IPv4', 'http://127.1:5678', '127.0.0.1 is local to this n8n'],
+	['0.0.0.0', 'http://0.0.0.0:5678', '0.0.0.0 is local to this n8n'],
+	['0 (0.0.0.0)', 'http://0:5678', '0.0.0.0 is local to this n8n'],
+	[
+		'a documentation address',
+		'https://203.0.113.9',
+		'203.0.113.9 is reserved, not an address on the internet',
+	],
+	[
+		'a multicast address',
+		'http://224.0.0.1',
+		'224.0.0.1 is reserved, not an address on the internet',
+	],
+	[
+		'an IPv6 documentation address',
+		'http://[2001:db8::1]',
+		'[2001:db8::1] is reserved, not an address on the internet',
+	],
+])(
+	'a link to %s, an API elsewhere: refused by its parsed address, nothing sent',
+	async (_, origin, why) => {
+		const base = `${origin}/webhook-waiting`;
+		const result = await approvalThrough('send.example.com', base);
+		// The link as n8n writes it: its address in the URL's own spelling.
+		expect(result.error?.message).toMatch(/^The approval link would point to http/);
+		expect(result.error?.message).toContain(
+			`/webhook-waiting/…, an address a phone cannot reach (${why}), while the SMS go out through send.example.com`,
+		);
+		expect(sendRequests()).toHaveLength(0);
+		expect(result.run.waitTill).toBeUndefined();
+	},
+);
+
+test.each([
+	['a public IPv4 address mapped into IPv6', 'http://[::ffff:8.8.8.8]/webhook-waiting'],
+	['a public name with a trailing dot', 'https://n8n.example.com./webhook-waiting'],
+	['a public IPv6 address', 'https://[2a00:1450:4001:82b::200e]/webhook-waiting'],
+])('a link to %s, an API elsewhere: sent', async (_, base) => {
+	const result = await approvalThrough('send.example.com', base);
+	expect(result.error).toBeUndefined();
+	expect(sendRequests()).toHaveLength(1);
+});
+
 test('a link to n8n’s public address (WEBHOOK_URL set), an API elsewhere: sent through it, and the run waits', async () => {
 	const result = await approvalThrough(
 		'send.example.com',

@@ -75,11 +75,20 @@ async function formOutcome(
 		const { given, problems, cut } = checked;
 		return { status: 400, html: formPage(form, message, given, problems, cut) };
 	}
-	const { binary, problems } = await storeFiles.call(this, form.fields, (position) =>
+	const { binary, problems, values } = await storeFiles.call(this, form.fields, (position) =>
 		filesOf(inputName(position)),
 	);
 	if (problems.some((problem) => problem !== undefined)) {
 		return { status: 400, html: formPage(form, message, checked.given, problems) };
+	}
+	// A file field's value as stored: the type its content is.
+	for (const [position, value] of values) {
+		Object.defineProperty(checked.data, form.fields[position].label, {
+			value,
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
 	}
 	const hasBinary = Object.keys(binary).length > 0;
 	return {

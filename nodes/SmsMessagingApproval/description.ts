@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { messageField, recipientNumberField, senderIdField } from '../shared/n8n/messageFields';
-import { formOptions, formProperties } from './form/formDescription';
+import { formOptions, formProperties } from './formDescription';
 
 export const approvalProperties: INodeProperties[] = [
 	{

@@ -1,53 +1,140 @@
-// Whether a phone can open the link in an approval SMS: a loopback or private address cannot.
+// Whether a phone can open the link in an approval SMS: a loopback, private or reserved address cannot.
 import type { INode } from 'n8n-workflow';
 
 import { nothingSentError } from '../shared/input/validation';
 
-/** An IPv4 address's four numbers, or undefined when the host is not one. */
+/** An IPv4 address's four bytes, from the dotted form a WHATWG URL gives every IPv4 host. */
 function ipv4Of(host: string): number[] | undefined {
 	const parts = host.split('.');
 	if (parts.length !== 4 || !parts.every((part) => /^\d{1,3}$/.test(part))) return undefined;
-	const numbers = parts.map(Number);
-	return numbers.every((n) => n <= 255) ? numbers : undefined;
+	const bytes = parts.map(Number);
+	return bytes.every((n) => n <= 255) ? bytes : undefined;
 }
 
-/** Loopback, private (RFC 1918), shared (RFC 6598), link-local or unspecified. */
-function isLocalIpv4([a, b]: number[]): boolean {
-	return (
-		a === 127 ||
-		a === 10 ||
-		a === 0 ||
-		(a === 172 && b >= 16 && b <= 31) ||
-		(a === 192 && b === 168) ||
-		(a === 169 && b === 254) ||
-		(a === 100 && b >= 64 && b <= 127)
-	);
+/** An IPv6 address's sixteen bytes (a dotted IPv4 tail included), or undefined when it is none. */
+function ipv6Of(host: string): number[] | undefined {
+	let text = host;
+	const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+	if (tail) {
+		const v4 = ipv4Of(tail[1]);
+		if (!v4) return undefined;
+		text = `${text.slice(0, -tail[1].length)}${((v4[0] << 8) | v4[1]).toString(16)}:${((v4[2] << 8) | v4[3]).toString(16)}`;
+	}
+	const halves = text.split('::');
+	if (halves.length > 2) return undefined;
+	const groupsOf = (half: string) => (half === '' ? [] : half.split(':'));
+	const [head, rest] = [groupsOf(halves[0]), halves.length === 2 ? groupsOf(halves[1]) : []];
+	const missing = 8 - head.length - rest.length;
+	if ((halves.length === 2 && missing < 1) || (halves.length === 1 && missing !== 0)) {
+		return undefined;
+	}
+	const groups = [...head, ...Array<string>(missing).fill('0'), ...rest];
+	if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return undefined;
+	return groups.flatMap((group) => {
+		const value = parseInt(group, 16);
+		return [value >> 8, value & 0xff];
+	});
 }
 
-/** Loopback, unspecified, unique local (fc00::/7), link-local (fe80::/10), or a local IPv4 mapped in. */
-function isLocalIpv6(host: string): boolean {
-	const address = host.toLowerCase();
-	if (address === '::1' || address === '::') return true;
-	const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-	if (mapped) return isLocalIpv4(ipv4Of(mapped[1])!);
-	return /^f[cd]/.test(address) || /^fe[89ab]/.test(address);
-}
+type Verdict = 'local' | 'reserved' | undefined;
 
 /**
- * Whether a URL's host is one a phone on the public network cannot reach: a loopback, private or
- * link-local address, `localhost`, a name without a dot (a container's, a machine's), or a name
- * under .local, .localhost, .internal, .lan or .home.arpa.
+ * Loopback, private (RFC 1918), shared (RFC 6598), link-local or unspecified: local; the other
+ * special-purpose blocks no phone reaches (documentation, benchmarking, multicast, reserved):
+ * reserved; undefined for an address on the internet.
  */
-function isLocalHost(hostname: string): boolean {
+function ipv4Verdict([a, b, c]: number[]): Verdict {
+	if (
+		a === 0 ||
+		a === 10 ||
+		a === 127 ||
+		(a === 100 && b >= 64 && b <= 127) ||
+		(a === 169 && b === 254) ||
+		(a === 172 && b >= 16 && b <= 31) ||
+		(a === 192 && b === 168)
+	) {
+		return 'local';
+	}
+	const reserved =
+		a >= 224 ||
+		(a === 192 && b === 0 && (c === 0 || c === 2)) ||
+		(a === 198 && (b === 18 || b === 19)) ||
+		(a === 198 && b === 51 && c === 100) ||
+		(a === 203 && b === 0 && c === 113);
+	return reserved ? 'reserved' : undefined;
+}
+
+const startsWith = (bytes: number[], prefix: number[]) =>
+	prefix.every((byte, at) => bytes[at] === byte);
+const zeros = (count: number) => Array<number>(count).fill(0);
+
+/**
+ * What an IPv6 address is, and the IPv4 address it carries where it carries one (mapped,
+ * translated, NAT64, 6to4): an address that carries a local IPv4 address is local.
+ */
+function ipv6Verdict(bytes: number[]): { verdict: Verdict; ipv4?: number[] } {
+	const carried = [
+		[...zeros(10), 0xff, 0xff], // ::ffff:0:0/96, IPv4-mapped
+		[...zeros(8), 0xff, 0xff, 0, 0], // ::ffff:0:0:0/96, IPv4-translated
+		[0, 0x64, 0xff, 0x9b, ...zeros(8)], // 64:ff9b::/96, NAT64
+		zeros(12), // ::/96, IPv4-compatible (and :: and ::1)
+	].find((prefix) => startsWith(bytes, prefix));
+	if (carried) {
+		const ipv4 = bytes.slice(12);
+		if (startsWith(bytes, zeros(12)) && bytes[12] === 0 && bytes[13] === 0 && bytes[14] === 0) {
+			return { verdict: 'local' }; // :: and ::1
+		}
+		return {
+			verdict: ipv4Verdict(ipv4) ?? (startsWith(bytes, zeros(12)) ? 'reserved' : undefined),
+			ipv4,
+		};
+	}
+	if (startsWith(bytes, [0x20, 0x02])) {
+		const ipv4 = bytes.slice(2, 6);
+		return { verdict: ipv4Verdict(ipv4), ipv4 };
+	}
+	if ((bytes[0] & 0xfe) === 0xfc || (bytes[0] === 0xfe && (bytes[1] & 0x80) === 0x80)) {
+		return { verdict: 'local' }; // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local
+	}
+	const reserved =
+		bytes[0] === 0xff || // multicast
+		startsWith(bytes, [0x20, 0x01, 0x0d, 0xb8]) || // documentation
+		(bytes[0] === 0x3f && (bytes[1] & 0xf0) === 0xf0) || // documentation, 3fff::/20
+		startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 1]) || // local-use NAT64
+		startsWith(bytes, [1, 0, ...zeros(6)]); // discard-only
+	return { verdict: reserved ? 'reserved' : undefined };
+}
+
+/** Names that resolve only inside a machine or a network (RFC 6761, RFC 6762, RFC 8375, ICANN's .internal). */
+const LOCAL_NAME = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
+const RESERVED_NAME = /(^|\.)(invalid|test|example)$/;
+
+/**
+ * Why a URL's host (as a WHATWG URL gives it: IPv4 dotted whatever its spelling, IPv6 in
+ * brackets, names in lower case) is one a phone on the public network cannot reach, in words;
+ * undefined when a phone can reach it. A name is not looked up.
+ */
+function unreachable(hostname: string): string | undefined {
 	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	if (host.includes(':')) return isLocalIpv6(host);
-	const ipv4 = ipv4Of(host);
-	if (ipv4) return isLocalIpv4(ipv4);
-	return (
-		host === 'localhost' ||
-		!host.includes('.') ||
-		/\.(local|localhost|internal|lan|home\.arpa)\.?$/.test(host)
-	);
+	let verdict: Verdict;
+	let shown = hostname;
+	if (hostname.startsWith('[')) {
+		const bytes = ipv6Of(host);
+		if (!bytes) return `${hostname} is not an address`;
+		const found = ipv6Verdict(bytes);
+		verdict = found.verdict;
+		if (found.ipv4) shown = `${hostname} (${found.ipv4.join('.')})`;
+	} else {
+		const ipv4 = ipv4Of(host);
+		const name = host.replace(/\.+$/, '');
+		if (ipv4) verdict = ipv4Verdict(ipv4);
+		else if (!name.includes('.') || LOCAL_NAME.test(name)) verdict = 'local';
+		else if (RESERVED_NAME.test(name)) verdict = 'reserved';
+	}
+	if (verdict === 'local') return `${shown} is local to this n8n`;
+	return verdict === 'reserved'
+		? `${shown} is reserved, not an address on the internet`
+		: undefined;
 }
 
 /** The host of a URL, or undefined when it does not read as one. */
@@ -68,12 +155,13 @@ export function hostOf(url: string): string | undefined {
  */
 export function refuseUnreachableLink(node: INode, link: string, apiHost: string | undefined) {
 	const linkHost = hostOf(link);
-	if (linkHost === undefined || !isLocalHost(linkHost)) return;
-	if (apiHost === undefined || isLocalHost(apiHost)) return;
+	const why = linkHost === undefined ? undefined : unreachable(linkHost);
+	if (why === undefined) return;
+	if (apiHost === undefined || unreachable(apiHost) !== undefined) return;
 	const base = link.split('?')[0].replace(/\/[^/]*\/[^/]*$/, '');
 	throw nothingSentError(
 		node,
-		`The approval link would point to ${base}/…, an address a phone cannot reach (${linkHost} is local to this n8n), while the SMS go out through ${apiHost}`,
+		`The approval link would point to ${base}/…, an address a phone cannot reach (${why}), while the SMS go out through ${apiHost}`,
 		"Set n8n's WEBHOOK_URL to the address phones can reach, for example https://n8n.example.com/, and restart n8n.",
 	);
 }

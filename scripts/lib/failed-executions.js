@@ -4,13 +4,24 @@
 // (the error's first sentence) and where to see the execution.
 const path = require('node:path');
 
-/** The first sentence of an error message, ending with a full stop. */
-function firstSentence(text) {
-	const line = String(text ?? '')
-		.split('\n')[0]
-		.trim();
+/** The first sentence of a line, ending with a full stop. */
+function firstSentence(line) {
 	const end = line.search(/[.!?](\s|$)/);
 	return end === -1 ? `${line}.` : line.slice(0, end + 1);
+}
+
+/**
+ * Why an execution failed, in one line: the error message's first sentence; where its first
+ * line ends with a colon (n8n's "The '…' node has issues:"), the list after it joined on, as
+ * the editor shows it (`Parameter "Field Label" is required.`).
+ */
+function reasonOf(message) {
+	const [first, ...rest] = String(message ?? 'no error message')
+		.split('\n')
+		.map((line) => line.trim());
+	const listed = rest.filter((line) => line.startsWith('- ')).map((line) => line.slice(2));
+	if (!first.endsWith(':') || listed.length === 0) return firstSentence(first);
+	return `${first} ${listed.join(' ')}`.replace(/([^.!?])$/, '$1.');
 }
 
 /**
@@ -38,7 +49,7 @@ async function watchFailedExecutions({ n8nUrl, cookie, n8nDir, notify, everyMs =
 		const name = workflowName ?? execution.workflowData?.name ?? workflowId;
 		return (
 			`Failed: workflow "${name}"${node ? `, node "${node}"` : ''}: ` +
-			`${firstSentence(error?.message ?? 'no error message')} ` +
+			`${reasonOf(error?.message)} ` +
 			`See ${n8nUrl}/workflow/${workflowId}/executions/${id}`
 		);
 	};
@@ -67,4 +78,4 @@ async function watchFailedExecutions({ n8nUrl, cookie, n8nDir, notify, everyMs =
 	};
 }
 
-module.exports = { watchFailedExecutions };
+module.exports = { reasonOf, watchFailedExecutions };

@@ -383,6 +383,41 @@ function launchWorker({ line = LINE, dataDir, ports, index, env = {}, echo = fal
 }
 
 /**
+ * Starts `n8n webhook`, a webhook process as n8n's scaling guide runs one beside main (production
+ * and waiting webhooks, the answers to approval links among them), on `port` with its own user
+ * folder `<dataDir>/webhook` (where the package must already be installed), its output in
+ * `<dataDir>/logs/webhook.log`. `ready` resolves once its health endpoint answers.
+ */
+function launchWebhookProcess({
+	line = LINE,
+	dataDir,
+	ports,
+	port,
+	brokerPort,
+	env = {},
+	echo = false,
+}) {
+	const { node, bin } = local.paths(line);
+	const userFolder = path.join(dataDir, 'webhook');
+	fs.mkdirSync(userFolder, { recursive: true });
+	const webhook = launch('webhook', node, [bin, 'webhook'], {
+		env: {
+			...queueEnvironment(line, ports, { userFolder, brokerPort }, env),
+			N8N_PORT: String(port),
+		},
+		logFile: path.join(dataDir, 'logs', 'webhook.log'),
+		echo,
+	});
+	webhook.url = `http://127.0.0.1:${port}`;
+	webhook.ready = waitFor('the n8n webhook process to be ready', [webhook], async () => {
+		const response = await fetch(`${webhook.url}/healthz`);
+		return response.ok;
+	});
+	webhook.ready.catch(() => undefined);
+	return webhook;
+}
+
+/**
  * Brings up PostgreSQL, Redis, n8n main (the pinned n8n of `line`, 2.x unless told otherwise) and `workers` n8n workers, with this package installed
  * into each n8n's user folder under `dataDir`, and (with `examples`, the credential's data) the
  * example workflows and their credential. `env` adds to every n8n process's environment,
@@ -504,6 +539,7 @@ module.exports = {
 	portsFrom,
 	startQueueMode,
 	launchWorker,
+	launchWebhookProcess,
 	query,
 	redisCommand,
 	ensureServers,

@@ -91,7 +91,7 @@ describeOnNewest(
 
 		afterAll(async () => await browser?.close());
 
-		test('the proof-of-delivery example: its File, Checkboxes and Hidden Field fields in the panel', async () => {
+		test('the proof-of-delivery example: its File, Radio Buttons and Hidden Field fields in the panel', async () => {
 			await page.goto(`${endpoints.n8nUrl}/workflow/exProofOfDelivery`);
 			const node = page.locator('[data-test-id=canvas-node]', {
 				hasText: 'Ask the driver for proof',
@@ -110,9 +110,7 @@ describeOnNewest(
 					'Multiple Files',
 					'Accepted File Types',
 					'Max File Size (MB)',
-					'Checkboxes',
-					'Limit Selection',
-					'Number of Selections',
+					'Radio Buttons',
 					'Field Name',
 					'Field Value',
 				]),

@@ -15,7 +15,8 @@ import { lineSession } from './line-session';
 import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
-const MB = 1024 * 1024;
+// Sizes in decimal megabytes, as phones and n8n show them.
+const MB = 1_000_000;
 
 const ROWS = codeNode(
 	`return ${JSON.stringify([{ json: { phone: '254712000001', text: 'Meter M-7: reading and photo, please' } }])};`,
@@ -123,6 +124,17 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 					'Meter photo: photo.jpg is not what it says: its content is application/pdf',
 				],
 				[
+					withField(
+						'field-5',
+						fileOf(
+							'photo.jpg',
+							'image/jpeg',
+							Buffer.from('<!DOCTYPE html><html><script>x()</script>'),
+						),
+					),
+					'Meter photo: photo.jpg is not what it says: its content is text/html',
+				],
+				[
 					withField('field-5', photo(fileBytes('jpeg', 12 * MB), 'IMG_4031.jpg')),
 					'Meter photo: IMG_4031.jpg is 12 MB; this field takes files up to 10 MB.',
 				],
@@ -189,7 +201,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				]),
 			});
 			expect(await (await fetch(link)).text()).toContain(
-				'<p class="hint">Up to 25 MB per file. Accepted: .jpg, .png.</p>',
+				'<p class="hint">Up to 25 MB per file. Accepted: .jpg, .png, by name and by content: a file renamed is refused.</p>',
 			);
 			const gif = fileOf('seal.gif', 'image/gif', Buffer.from('GIF89a'));
 			const refused = await postForm(link, [

@@ -13,7 +13,8 @@ import { launchChromium } from './sign-in';
 import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
-const MB = 1024 * 1024;
+// Sizes in decimal megabytes, as phones and n8n show them.
+const MB = 1_000_000;
 
 const ROWS = codeNode(
 	`return ${JSON.stringify([{ json: { phone: '254712000001', text: 'Parcel P-3107: a photo of the delivered parcel, please' } }])};`,
@@ -223,13 +224,85 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			await page.setInputFiles('#field-0', photoFile('IMG_4031.jpg', 12 * MB));
 			await page.check('input[value="to the customer"]');
 			await page.click('button[type=submit]');
-			const problem = page.locator('#upload-problem');
+			// Under the field it concerns, in the words the node uses; a line above the form says why
+			// nothing was sent.
+			const problem = page.locator('#field-0-error');
 			await problem.waitFor();
 			expect(await problem.textContent()).toBe(
-				'Photo: IMG_4031.jpg is 12.0 MB; this field takes files up to 10 MB.',
+				'Photo: IMG_4031.jpg is 12 MB; this field takes files up to 10 MB.',
+			);
+			expect(await page.locator('#upload-problem').textContent()).toBe(
+				'Nothing was sent: one field needs another answer.',
 			);
 			expect(posts).toEqual([]);
 			expect(await status()).toBe('waiting');
+			await context.close();
+		});
+
+		test('after a file refused by its content, a file too large: the new error replaces the old one under the field', async () => {
+			const { link, status } = await waitingLink();
+			const { context, page, posts } = await phonePage(link);
+			// Text renamed photo.jpg: refused by the node after the upload, under the field.
+			await page.setInputFiles('#field-0', {
+				name: 'photo.jpg',
+				mimeType: 'image/jpeg',
+				buffer: Buffer.from('not a photo at all\n'.repeat(50)),
+			});
+			await page.check('input[value="to the customer"]');
+			const [response] = await Promise.all([
+				page.waitForResponse((r) => r.request().method() === 'POST'),
+				page.click('button[type=submit]'),
+			]);
+			expect(response.status()).toBe(400);
+			await page.waitForLoadState();
+			expect(await page.locator('#field-0-error').textContent()).toContain(
+				'Photo: photo.jpg is not what it says',
+			);
+			posts.length = 0;
+			await page.setInputFiles('#field-0', photoFile('IMG_4031.jpg', 12 * MB));
+			await page.click('button[type=submit]');
+			await until(
+				() => page.locator('#field-0-error').textContent(),
+				(text) => text !== null && text.includes('12 MB'),
+			);
+			// One error under the field, the one about the file chosen now.
+			const shown = await page.locator('p.error:visible').allTextContents();
+			expect(shown).toEqual([
+				'Nothing was sent: one field needs another answer.',
+				'Photo: IMG_4031.jpg is 12 MB; this field takes files up to 10 MB.',
+			]);
+			expect(posts).toEqual([]);
+			expect(await status()).toBe('waiting');
+			await context.close();
+		});
+
+		test('two boxes ticked where exactly 1 is asked, or a file of a type not accepted: refused on the page before the photo uploads', async () => {
+			const { link, output } = await waitingLink();
+			const { context, page, posts } = await phonePage(link);
+			await page.setInputFiles('#field-0', photoFile('IMG_4035.jpg', 3 * MB));
+			await page.check('input[value="to the customer"]');
+			await page.check('input[value="to a neighbour"]');
+			await page.setInputFiles('#field-2', {
+				name: 'notes.txt',
+				mimeType: 'text/plain',
+				buffer: Buffer.from('notes'),
+			});
+			await page.click('button[type=submit]');
+			await page.locator('#field-1-error').waitFor();
+			expect(await page.locator('p.error:visible').allTextContents()).toEqual([
+				'Nothing was sent: 2 fields need another answer.',
+				'Handed over: Choose exactly 1 option.',
+				'Another photo: notes.txt is not one of the accepted types (image/*).',
+			]);
+			expect(posts).toEqual([]);
+			// Put right, the photo still chosen: one upload, recorded.
+			await page.uncheck('input[value="to a neighbour"]');
+			await page.setInputFiles('#field-2', []);
+			await page.click('button[type=submit]');
+			await page.getByText('Your answer was recorded').waitFor();
+			expect(posts).toHaveLength(1);
+			const [item] = (await output()).items as Array<{ json: { data: Record<string, unknown> } }>;
+			expect(item.json.data['Handed over']).toEqual(['to the customer']);
 			await context.close();
 		});
 

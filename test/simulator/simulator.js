@@ -169,6 +169,9 @@ class Simulator {
 	 *   stays UTC with Z (spec 2.1)
 	 * @param {boolean} [options.normaliseText] store and echo each sent text as a service that
 	 *   normalises it: Unicode NFC, CRLF as LF, no spaces around it
+	 * @param {number} [options.firstSentId] the lowest id a message sent through the send host (or
+	 *   added) gets, above the seeded ones: `npm start` passes one more than the last id it gave, so
+	 *   that ids never repeat across its restarts, as a real API never reuses them
 	 * @param {(sms: {id: number, senderId: string, number: string, message: string, at: string}) => void} [options.onMessage]
 	 *   called with every SMS the send host accepts, as it enters the inbox (see inboxLine())
 	 */
@@ -327,6 +330,7 @@ class Simulator {
 				userId: (i % 3) + 1,
 			});
 		}
+		this.nextId.sms = Math.max(this.nextId.sms, this.options.firstSentId ?? 0);
 		for (let i = 0; i < contacts; i++) {
 			const created = this.stamp(now - (contacts - i) * 3600000);
 			const first = FIRST[i % FIRST.length];

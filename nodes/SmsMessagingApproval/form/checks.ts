@@ -39,7 +39,7 @@ function givenOf(field: FormField, raw: unknown): string | string[] | undefined 
 }
 
 /** What Limit Selection asks, in words. */
-function selectionRule({ min, max }: { min: number; max: number }): string {
+export function selectionRule({ min, max }: { min: number; max: number }): string {
 	if (min === max) return `Choose exactly ${min} option${min === 1 ? '' : 's'}.`;
 	return min === 0 ? `Choose at most ${max} options.` : `Choose from ${min} to ${max} options.`;
 }

@@ -58,7 +58,13 @@ export const binaryKeyOf = (label: string) => label.replace(/\W/g, '_');
 /** A file field's default limit, and the most it can be: n8n's own multipart limit (N8N_FORMDATA_FILE_SIZE_MAX). */
 const DEFAULT_MAX_MB = 25;
 const LARGEST_MAX_MB = 200;
-export const MB = 1024 * 1024;
+
+/** One megabyte, as Max File Size (MB) counts it: decimal, as phones and n8n show sizes. */
+const MB = 1_000_000;
+
+/** A size as the page says it: `12.4 MB`, `25 MB`. */
+export const megabytes = (bytes: number) =>
+	`${Number((bytes / MB).toFixed(bytes % MB === 0 ? 0 : 1))} MB`;
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 

@@ -2,7 +2,8 @@
 // content), and the files as binary data on the item, as n8n's Form node gives them.
 import type { IBinaryData, IBinaryKeyData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { binaryKeyOf, MB, type FormField } from './fields';
+import { contentOf, HEAD_BYTES, kindMatches, recognisable, type Content } from './content';
+import { binaryKeyOf, megabytes, type FormField } from './fields';
 
 /** A file as n8n's multipart parser (formidable, n8n 1.82 to 2.41) hands it to the node. */
 export interface PostedFile {
@@ -11,9 +12,6 @@ export interface PostedFile {
 	mimetype?: string | null;
 	size: number;
 }
-
-/** What a file's first bytes say it is; null: none of the kinds below. */
-type Content = { mime: string; extensions: string[] } | null;
 
 const isFile = (value: unknown): value is PostedFile =>
 	typeof (value as PostedFile)?.filepath === 'string' &&
@@ -32,55 +30,21 @@ const declaredOf = (file: PostedFile) => (file.mimetype ?? '').toLowerCase().spl
 /** Some browsers send no type, or a generic one, for files they do not know (HEIC on a desktop). */
 const isGeneric = (declared: string) => declared === '' || declared === 'application/octet-stream';
 
-/** A size as the page says it: `12.4 MB`, `25 MB`. */
-export const megabytes = (bytes: number) =>
-	`${Number((bytes / MB).toFixed(bytes % MB === 0 ? 0 : 1))} MB`;
-
-/** Content kinds told by their first bytes: the images a phone takes, PDF, a phone's video. */
-function contentOf(head: Buffer): Content {
-	const ascii = head.toString('latin1');
-	const brand = ascii.slice(4, 8) === 'ftyp' ? ascii.slice(8, 12) : '';
-	if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {
-		return { mime: 'image/jpeg', extensions: ['.jpg', '.jpeg', '.jpe', '.jfif'] };
-	}
-	if (ascii.startsWith('\x89PNG\r\n\x1a\n')) return { mime: 'image/png', extensions: ['.png'] };
-	if (/^GIF8[79]a/.test(ascii)) return { mime: 'image/gif', extensions: ['.gif'] };
-	if (ascii.startsWith('RIFF') && ascii.slice(8, 12) === 'WEBP') {
-		return { mime: 'image/webp', extensions: ['.webp'] };
-	}
-	if (/^(heic|heix|hevc|hevx|heim|heis|mif1|msf1)$/.test(brand)) {
-		return { mime: 'image/heic', extensions: ['.heic', '.heif'] };
-	}
-	if (/^avi[fs]$/.test(brand)) return { mime: 'image/avif', extensions: ['.avif'] };
-	if (ascii.startsWith('II*\0') || ascii.startsWith('MM\0*')) {
-		return { mime: 'image/tiff', extensions: ['.tif', '.tiff', '.dng'] };
-	}
-	if (ascii.startsWith('BM')) return { mime: 'image/bmp', extensions: ['.bmp'] };
-	if (ascii.startsWith('%PDF-')) return { mime: 'application/pdf', extensions: ['.pdf'] };
-	if (brand === 'qt  ') return { mime: 'video/quicktime', extensions: ['.mov', '.qt'] };
-	if (/^(isom|iso2|mp41|mp42|avc1|M4V |3gp[0-9])$/.test(brand)) {
-		return { mime: 'video/mp4', extensions: ['.mp4', '.m4v', '.3gp'] };
-	}
-	return null;
-}
-
 /**
  * Whether one entry of Accepted File Types takes a file: an extension by the file's name, a
- * content type by what the file says it is; and, once its content is read (`content` not
- * undefined), neither may contradict it: a PDF named photo.jpg, or sent as image/jpeg, is no
- * photo. An image type takes only content recognised as an image.
+ * content type by the type the browser gave (or, where it gave none, by the content); and, once
+ * its content is read (`content` not undefined), the content must be of that entry too: a PDF
+ * or an HTML page named photo.jpg is no photo. Content the node does not recognise passes only
+ * an entry whose every file the node could not recognise either (`.csv`, `video/*`).
  */
 function accepts(entry: string, file: PostedFile, content: Content | undefined): boolean {
-	if (entry.startsWith('.')) {
-		if (!nameOf(file).toLowerCase().endsWith(entry)) return false;
-		return !content || content.extensions.includes(entry);
-	}
-	const matches = (type: string) =>
-		entry.endsWith('/*') ? type.startsWith(entry.slice(0, -1)) : type === entry;
 	const declared = declaredOf(file);
-	if (!matches(declared) && !(isGeneric(declared) && content !== null)) return false;
-	if (content === undefined) return true;
-	return content ? matches(content.mime) : !entry.startsWith('image/');
+	const named = entry.startsWith('.')
+		? nameOf(file).toLowerCase().endsWith(entry)
+		: (entry.endsWith('/*') ? declared.startsWith(entry.slice(0, -1)) : declared === entry) ||
+			(isGeneric(declared) && content !== null);
+	if (!named || content === undefined) return named;
+	return content === null ? !recognisable(entry) : kindMatches(entry, content);
 }
 
 const acceptedBy = (field: FormField, file: PostedFile, content?: Content) =>
@@ -91,6 +55,11 @@ const acceptedBy = (field: FormField, file: PostedFile, content?: Content) =>
 export function fileProblem(field: FormField, files: PostedFile[]): string | undefined {
 	if (files.length === 0) return field.required ? 'Choose a file.' : undefined;
 	if (!field.multipleFiles && files.length > 1) return 'Choose one file.';
+	// A phone sends a photo kept in the cloud and not downloaded yet as a file of 0 bytes.
+	const empty = files.find((file) => file.size === 0);
+	if (empty) {
+		return `${nameOf(empty)} is empty (0 bytes): a file kept in the cloud, such as a photo not yet downloaded, may need to download to the phone first. Choose it again.`;
+	}
 	const large = files.find((file) => file.size > field.maxBytes!);
 	if (large) {
 		return `${nameOf(large)} is ${megabytes(large.size)}; this field takes files up to ${megabytes(field.maxBytes!)}.`;
@@ -100,60 +69,107 @@ export function fileProblem(field: FormField, files: PostedFile[]): string | und
 	return undefined;
 }
 
+/** A file field's value in `data` from its summaries: a list with Multiple Files, else the one or null. */
+const fieldValue = (field: FormField, summaries: IDataObject[]) =>
+	field.multipleFiles ? summaries : (summaries[0] ?? null);
+
 /** A file field's value in `data`: `{ filename, mimetype, size }`, a list of them with Multiple Files. */
 export function fileSummaries(field: FormField, files: PostedFile[]): unknown {
-	const summaries = files.map((file) => ({
-		filename: file.originalFilename ?? '',
-		mimetype: file.mimetype ?? '',
-		size: file.size,
-	}));
-	return field.multipleFiles ? summaries : (summaries[0] ?? null);
+	return fieldValue(
+		field,
+		files.map((file) => ({
+			filename: file.originalFilename ?? '',
+			mimetype: file.mimetype ?? '',
+			size: file.size,
+		})),
+	);
 }
 
 /** A stored file's first bytes: from n8n's binary data store, or from the data itself in memory mode. */
 async function headOf(this: IWebhookFunctions, binary: IBinaryData): Promise<Buffer> {
-	if (!binary.id) return Buffer.from(binary.data.slice(0, 88), 'base64');
-	const stream = await this.helpers.getBinaryStream(binary.id, 64);
+	if (!binary.id) return Buffer.from(binary.data.slice(0, (HEAD_BYTES / 3) * 4 + 4), 'base64');
+	const stream = await this.helpers.getBinaryStream(binary.id, HEAD_BYTES);
+	const chunks: Buffer[] = [];
+	let read = 0;
 	for await (const chunk of stream) {
-		stream.destroy();
-		return Buffer.from(chunk as Buffer);
+		chunks.push(Buffer.from(chunk as Buffer));
+		read += (chunk as Buffer).length;
+		if (read >= HEAD_BYTES) break;
 	}
-	return Buffer.alloc(0);
+	stream.destroy();
+	return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+}
+
+/**
+ * A file stored as what its content is: its content type and extension, where the node
+ * recognises the content (a PNG sent as photo.jpg with image/jpeg is image/png, png); the name
+ * stays as sent.
+ */
+function storedAs(stored: IBinaryData, file: PostedFile, content: Content) {
+	if (!content) return;
+	const declared = declaredOf(file);
+	stored.mimeType = content.mimes.includes(declared) ? declared : content.mimes[0];
+	const named = content.extensions.find((extension) =>
+		nameOf(file).toLowerCase().endsWith(extension),
+	);
+	stored.fileExtension = (named ?? content.extensions[0]).slice(1);
+}
+
+/** One file stored as binary data of the execution; what is wrong with its content, if anything. */
+async function storeOne(
+	this: IWebhookFunctions,
+	field: FormField,
+	file: PostedFile,
+): Promise<{ stored: IBinaryData; problem?: string }> {
+	const stored = await this.nodeHelpers.copyBinaryFile(
+		file.filepath,
+		nameOf(file),
+		declaredOf(file) || 'application/octet-stream',
+	);
+	const content = contentOf(await headOf.call(this, stored));
+	storedAs(stored, file, content);
+	if (acceptedBy(field, file, content)) return { stored };
+	const what = content ? content.mimes[0] : 'not a kind of file this node recognises';
+	return {
+		stored,
+		problem: `${nameOf(file)} is not what it says: its content is ${what}, not one of the accepted types (${field.accept}).`,
+	};
 }
 
 /**
  * Stores each file of the answer as binary data of the execution (n8n deletes its own copy once
  * the request is answered), under the field's label with every non-word character replaced by
  * `_` (`_0`, `_1`… with Multiple Files), as n8n's Form node does; then checks each file's content
- * against Accepted File Types. A refused answer leaves its stored files unused; n8n deletes
- * them with the execution.
+ * against Accepted File Types. Gives each file field's value for `data` as stored (the type its
+ * content is). A refused answer leaves its stored files unused; n8n deletes them with the
+ * execution.
  */
 export async function storeFiles(
 	this: IWebhookFunctions,
 	fields: FormField[],
 	filesOf: (position: number) => PostedFile[],
-): Promise<{ binary: IBinaryKeyData; problems: Array<string | undefined> }> {
+): Promise<{
+	binary: IBinaryKeyData;
+	problems: Array<string | undefined>;
+	values: Map<number, unknown>;
+}> {
 	const binary: IBinaryKeyData = {};
-	const problems: Array<string | undefined> = [];
+	const problems: Array<string | undefined> = fields.map(() => undefined);
+	const values = new Map<number, unknown>();
 	for (const [position, field] of fields.entries()) {
-		problems.push(undefined);
 		if (field.type !== 'file') continue;
+		const summaries: IDataObject[] = [];
 		for (const [index, file] of filesOf(position).entries()) {
-			const stored = await this.nodeHelpers.copyBinaryFile(
-				file.filepath,
-				nameOf(file),
-				declaredOf(file) || 'application/octet-stream',
-			);
-			const content = contentOf(await headOf.call(this, stored));
-			if (!acceptedBy(field, file, content)) {
-				const what = content ? content.mime : 'not a kind of file this node recognises';
-				problems[position] ??=
-					`${nameOf(file)} is not what it says: its content is ${what}, not one of the accepted types (${field.accept}).`;
-			}
-			// A browser that did not know the file's type said so: its content tells.
-			if (content && isGeneric(declaredOf(file))) stored.mimeType = content.mime;
+			const { stored, problem } = await storeOne.call(this, field, file);
+			problems[position] ??= problem;
+			summaries.push({
+				filename: file.originalFilename ?? '',
+				mimetype: stored.mimeType,
+				size: file.size,
+			});
 			binary[`${binaryKeyOf(field.label)}${field.multipleFiles ? `_${index}` : ''}`] = stored;
 		}
+		values.set(position, fieldValue(field, summaries));
 	}
-	return { binary, problems };
+	return { binary, problems, values };
 }

@@ -1,5 +1,5 @@
 // The form a recipient answers (approval buttons, Free Text or Custom Form), read from the parameters.
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { fieldsOf, nothingSentError, oneOf } from '../../shared/input/validation';
 import { binaryKeyOf, fieldOf, givesAnswer, type FormField } from './fields';
@@ -47,6 +47,38 @@ function jsonFields(this: IExecuteFunctions, where: string): unknown {
 /** The first value that two entries share, if any. */
 const twiceIn = (values: string[]) => values.find((value, at) => values.indexOf(value) !== at);
 
+/**
+ * Refuses two file fields that could put a file under one binary key: a field's files go under
+ * its key (`binaryKeyOf`), with Multiple Files under the key, `_` and the file's position
+ * (`Photo_0`, `Photo_1`…), so "Photo" with Multiple Files and "Photo 0" would share `Photo_0`.
+ */
+function refuseSharedBinaryKeys(node: INode, where: string, fields: FormField[]) {
+	const files = fields
+		.map((field, position) => ({ field, position, key: binaryKeyOf(field.label) }))
+		.filter(({ field }) => field.type === 'file');
+	const keyOf = (one: (typeof files)[number], other: (typeof files)[number]) => {
+		if (one.key === other.key) return one.key;
+		const each = new RegExp(`^${one.key}_\\d+$`);
+		return one.field.multipleFiles && !other.field.multipleFiles && each.test(other.key)
+			? other.key
+			: undefined;
+	};
+	for (const [at, one] of files.entries()) {
+		for (const other of files.slice(at + 1)) {
+			const key = keyOf(one, other) ?? keyOf(other, one);
+			if (key === undefined) continue;
+			const [first, second] = [one, other].map(
+				({ field, position }) => `field ${position + 1} (${field.label})`,
+			);
+			throw nothingSentError(
+				node,
+				`${where}: ${first} and ${second} would both put a file under ${JSON.stringify(key)}`,
+				'A file comes out as binary data under its label with every character other than a letter, digit or _ replaced by _ (and _0, _1… after it with Multiple Files): change one of the labels.',
+			);
+		}
+	}
+}
+
 /** Custom Form's fields: the editor's Form Fields, or the JSON of Define Form = Using JSON. */
 function readFields(this: IExecuteFunctions): FormField[] {
 	const byJson = this.getNodeParameter('defineForm', 0, 'fields') === 'json';
@@ -67,15 +99,7 @@ function readFields(this: IExecuteFunctions): FormField[] {
 			'Each answer comes out under its label (a hidden field under its Field Name, an html field under its Element Name), so they must differ.',
 		);
 	}
-	const files = fields.filter(({ type }) => type === 'file').map(({ label }) => binaryKeyOf(label));
-	const sameKey = twiceIn(files);
-	if (sameKey !== undefined) {
-		throw nothingSentError(
-			node,
-			`${where}: two file fields would both put their files under ${JSON.stringify(sameKey)}`,
-			'A file comes out as binary data under its label with every character other than a letter, digit or _ replaced by _, so these labels must differ by more.',
-		);
-	}
+	refuseSharedBinaryKeys(node, where, fields);
 	return fields;
 }
 

@@ -1,10 +1,10 @@
 // The HTML page of Free Text and Custom Form, with what was given back after a refused post.
-import { inputName, WHOLE_POST, type Given } from './checks';
-import type { FormField } from './fields';
-import { megabytes } from './files';
+import { inputName, selectionRule, WHOLE_POST, type Given } from './checks';
+import { megabytes, type FormField } from './fields';
 import type { FieldsForm } from './form';
-import { escapeHtml, FORM_TAG, page } from './page';
-import { SENDING, UPLOAD_SCRIPT } from './upload';
+import { FORM_TAG, page } from './page';
+import { escapeHtml } from './sanitizeHtml';
+import { SENDING, UPLOAD_PROBLEM, UPLOAD_SCRIPT } from './upload';
 
 const attribute = (name: string, value: string) => ` ${name}="${escapeHtml(value)}"`;
 
@@ -12,6 +12,19 @@ const attribute = (name: string, value: string) => ` ${name}="${escapeHtml(value
 function selectionHint({ min, max }: NonNullable<FormField['selections']>): string {
 	if (min === max) return `Choose exactly ${min}.`;
 	return min === 0 ? `Choose at most ${max}.` : `Choose from ${min} to ${max}.`;
+}
+
+/**
+ * How many boxes the node takes, for the page's script to check before a photo uploads: the
+ * field's name and label, the least and most boxes, and the rule in the node's own words.
+ */
+function boxLimits(field: FormField, id: string): string {
+	const { min, max } = field.selections ?? {
+		min: field.required ? 1 : 0,
+		max: field.options!.length,
+	};
+	const rule = field.selections ? selectionRule(field.selections) : 'Choose at least one option.';
+	return `${attribute('data-name', id)}${attribute('data-label', field.label)}${attribute('data-min', String(min))}${attribute('data-max', String(max))}${attribute('data-rule', rule)}${field.required ? ' data-required' : ''}`;
 }
 
 /** Boxes or radio buttons in a fieldset, the chosen ones ticked. */
@@ -26,7 +39,7 @@ function choices(field: FormField, id: string, given: string | string[], label: 
 	const hint = field.selections
 		? `\n<p class="hint">${escapeHtml(selectionHint(field.selections))}</p>`
 		: '';
-	return `<fieldset${attribute('aria-describedby', `${id}-error`)}><legend>${label}</legend>\n${boxes.join('\n')}${hint}\n</fieldset>`;
+	return `<fieldset${attribute('aria-describedby', `${id}-error`)}${type === 'checkbox' ? boxLimits(field, id) : ''}><legend>${label}</legend>\n${boxes.join('\n')}${hint}\n</fieldset>`;
 }
 
 /**
@@ -37,7 +50,13 @@ function fileInput(field: FormField, common: string, given: string | string[]): 
 	const limit = megabytes(field.maxBytes!);
 	const accept = field.accept ? attribute('accept', field.accept) : '';
 	const data = `${attribute('data-max-bytes', String(field.maxBytes))}${attribute('data-label', field.label)}${attribute('data-limit', limit)}`;
-	const rule = `Up to ${limit}${field.multipleFiles ? ' per file' : ''}.${field.accept ? ` Accepted: ${field.accept.split(',').join(', ')}.` : ''}`;
+	const entries = field.accept?.split(',') ?? [];
+	// An extension is checked against the content too: a file renamed to fit is refused.
+	const byContent = entries.some((entry) => entry.startsWith('.'))
+		? ', by name and by content: a file renamed is refused'
+		: '';
+	const accepted = entries.length ? ` Accepted: ${entries.join(', ')}${byContent}.` : '';
+	const rule = `Up to ${limit}${field.multipleFiles ? ' per file' : ''}.${accepted}`;
 	const received = Array.isArray(given) && given.length ? given : [];
 	const again = received.length
 		? `\n<p class="hint">Received ${escapeHtml(received.join(', '))}: choose ${received.length === 1 ? 'it' : 'them'} again, a page cannot keep a file.</p>`
@@ -104,7 +123,7 @@ function summaryOf(problems: Array<string | undefined>, cut: boolean): string {
 		return '\n<p class="error">Nothing was recorded: this n8n did not pass your whole answer on. It stops at a file field left empty when the page runs without JavaScript, and at a file larger than it takes. Choose a file for each file field and send again.</p>';
 	}
 	if (wrong === 0) return '';
-	return `\n<p class="error">Nothing was recorded: ${wrong === 1 ? 'one field needs' : `${wrong} fields need`} another answer.</p>`;
+	return `\n<p id="answer-problem" class="error">Nothing was recorded: ${wrong === 1 ? 'one field needs' : `${wrong} fields need`} another answer.</p>`;
 }
 
 /**
@@ -124,11 +143,13 @@ export function formPage(
 	const upload = hasFile
 		? `\n${SENDING}\n<input type="hidden"${attribute('name', WHOLE_POST)} value="1">`
 		: '';
+	// The script's own line of why nothing was sent stands first in the form.
+	const problemLine = hasFile ? `\n${UPLOAD_PROBLEM}` : '';
 	return page(
 		form.title,
 		`<h1>${escapeHtml(form.title)}</h1>
 <div class="message">${escapeHtml(form.description ?? message)}</div>${summaryOf(problems, cut)}
-${FORM_TAG}
+${FORM_TAG}${problemLine}
 ${fieldBlocks(form, given, problems).join('\n')}
 <button type="submit">${escapeHtml(form.buttonLabel)}</button>${upload}
 </form>

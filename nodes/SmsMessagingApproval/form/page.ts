@@ -1,12 +1,6 @@
 // The HTML pages a link opens: the approval buttons, the answered, expired and refused pages.
 import type { ApprovalForm } from './form';
-
-export function escapeHtml(text: string): string {
-	return text.replace(
-		/[&<>"']/g,
-		(char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
-	);
-}
+import { escapeHtml } from './sanitizeHtml';
 
 const STYLE = `
 body{margin:0;font-family:-apple-system,system-ui,"Segoe UI",Roboto,Arial,sans-serif;background:#f4f5f7;color:#1f2328}

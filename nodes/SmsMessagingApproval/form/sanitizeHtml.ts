@@ -1,5 +1,13 @@
-// An html field's HTML, rebuilt from an allowlist: no script, no handler, no style, nothing unclosed.
-import { escapeHtml } from './page';
+// Text made safe for a page: escaped, and an html field's HTML rebuilt from an allowlist (no script,
+// no handler, no style, nothing unclosed).
+
+/** Text made safe to put into a page's HTML, between tags or in a quoted attribute. */
+export function escapeHtml(text: string): string {
+	return text.replace(
+		/[&<>"']/g,
+		(char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+	);
+}
 
 /**
  * Tags kept, with the attributes each keeps (n8n's Form keeps a like set, and iframes and videos,
