@@ -157,4 +157,20 @@ describe('Contact → Get Many', () => {
 		]);
 		expect(ctx.sim.requests).toEqual([]);
 	});
+
+	test('a server that serves 50 contacts per page whatever size is asked: each contact once, in order', async () => {
+		ctx.sim.inject({ path: '/contacts', pageSize: 50, count: Infinity });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		// By creation date, no page can overlap another: each window is taken once the window
+		// before it, read again, shows the last contact read still at its end.
+		expect(result.items.map((item) => item.json.id)).toEqual(
+			Array.from({ length: 230 }, (_, k) => 230 - k),
+		);
+		// Two requests a window, and pages read ahead before the server showed its windows.
+		expect(ctx.sim.requests.length).toBeLessThanOrEqual(3 * 5);
+	});
 });
