@@ -1,4 +1,5 @@
-// The credential: the API token, the two base URLs, and the request n8n's Test button makes.
+// The credential: the API token, the two base URLs, the API's time zone, and the request n8n's
+// Test button makes.
 import type {
 	IAuthenticate,
 	Icon,
@@ -55,6 +56,15 @@ export class SmsMessagingApi implements ICredentialType {
 			placeholder: 'https://send.example.com/api/v3',
 			description:
 				'Address of the API that sends SMS, including the /api/v3 prefix. It may be the same as the Base URL.',
+		},
+		{
+			displayName: 'API Time Zone',
+			name: 'apiTimeZone',
+			type: 'string',
+			default: 'UTC',
+			placeholder: 'e.g. Africa/Nairobi',
+			description:
+				"The zone the API writes its times in when they carry no offset, as a Java service writes 2026-11-29T06:23:07.391: an IANA name (Africa/Nairobi, America/New_York), UTC, or an offset such as UTC+03:00. Get Delivery Status and Send's check of a request that timed out read such times in it. Times with an offset (Z, +03:00) are read as written.",
 		},
 	];
 

@@ -1,9 +1,11 @@
 // An API that writes sentAt in its own time zone without an offset (a Java service writing
 // LocalDateTime on a server set to its country's time; the wrapper's timestamp stays UTC, spec 2.1),
-// n8n in UTC (issue 57), through n8n's engine against the simulator's `apiZoneOffsetMinutes`:
-// Send's lookup never takes an older message of the same number and text for one the API may not
-// have taken, and Get Delivery Status finds messages just sent in any zone from UTC−12:00 to
-// UTC+14:00, learning the zone from each message's own record (its Message ID and Sent At).
+// n8n in UTC, the credential's API Time Zone left at UTC (issues 57, 64), through n8n's engine
+// against the simulator's `apiZoneOffsetMinutes`: Send's lookup never takes an older message of the
+// same number and text for one the API may not have taken, and Get Delivery Status finds messages
+// just sent in any zone from UTC−12:00 to UTC+14:00, learning the zone from each message's own
+// record (its Message ID and Sent At). Where nothing shows the zone, times read in UTC that lie
+// after now contradict the setting, and the advice names it (test/spring-times.test.ts sets it).
 // Times with an offset keep their exact reading.
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
@@ -67,7 +69,8 @@ describe('Africa/Nairobi (UTC+03:00): a send the API never took', () => {
 		expect(item.json.foundInSmsList).toBeUndefined();
 		expect(String(item.json.error)).toMatch(/^May have been sent/);
 		expect(item.error?.description).toMatch(/^Outcome: may have been sent/);
-		expect(item.error?.description).toContain("in the API's own time zone");
+		// Read in UTC, the older message lies after now: the setting is contradicted, and named.
+		expect(item.error?.description).toContain('Set API Time Zone in the credential');
 	});
 
 	test('the same 504 beside a batch the API took: its record shows the zone, and the older message is still not taken', async () => {
@@ -119,7 +122,8 @@ describe('America/New_York (UTC−05:00): a send the API took after a timeout', 
 		});
 		expect(ctx.sim.sentEnvelopes).toHaveLength(1);
 		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
-		expect(result.items[0].error?.description).toContain("in the API's own time zone");
+		// Read in UTC, its record is 5 hours older than the send: named, with the setting.
+		expect(result.items[0].error?.description).toContain('API Time Zone (UTC), is older');
 	});
 });
 
@@ -178,14 +182,14 @@ describe.each([
 		);
 	});
 
-	test('alone, nothing shows the zone: the older message is not given (it cannot be told from it, unless older in every zone)', async () => {
+	test('alone, nothing shows the zone: the older message is not given (read in UTC it is older, or lies after now and contradicts the setting)', async () => {
 		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
 		const result = await getStatus([notTaken()]);
-		// At UTC−12:00 it reads 14.5 hours before now: older than the message in any zone.
+		// West of UTC it reads older than the message; east of UTC+02:30 it reads after now.
 		expect(result.items[0].json.error).toBe(
-			offsetMinutes === -720
+			offsetMinutes < 0
 				? 'The message to 254799000000 is not in the SMS list yet'
-				: 'The message to 254799000000 cannot be told from an older one with the same text',
+				: "The SMS list's times contradict the credential's API Time Zone (UTC)",
 		);
 	});
 });
@@ -218,6 +222,6 @@ describe('times with an offset keep their exact reading', () => {
 		const result = await sendBehind504();
 		expect(ctx.sim.sentEnvelopes).toEqual([]);
 		expect(String(result.items[0].json.error)).toMatch(/^May have been sent/);
-		expect(result.items[0].error?.description).not.toContain("in the API's own time zone");
+		expect(result.items[0].error?.description).not.toContain('API Time Zone');
 	});
 });

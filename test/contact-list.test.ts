@@ -19,10 +19,12 @@ describe('Contact → Get Many', () => {
 			credentials: ctx.credentials,
 		});
 		expect(result.items).toHaveLength(230);
+		// Sorted by creation date, each page after the first overlaps the one before by a contact:
+		// the last one read shows where the next begin.
 		expect(queriesByPage()).toEqual([
 			{ page: '1', records: '100' },
-			{ page: '2', records: '100' },
-			{ page: '3', records: '100' },
+			{ page: '2', records: '99' },
+			{ page: '3', records: '98' },
 		]);
 		const created = result.items.map((item) => item.json.createdAt as string);
 		expect([...created].sort().reverse()).toEqual(created);
@@ -39,7 +41,7 @@ describe('Contact → Get Many', () => {
 		]);
 	});
 
-	test('Limit stops at that many records, reading pages of 100', async () => {
+	test('Limit stops at that many records, reading pages of 100 that overlap by a contact', async () => {
 		const result = await runWorkflow({
 			parameters: getMany({ limit: 120 }),
 			credentials: ctx.credentials,
@@ -47,7 +49,7 @@ describe('Contact → Get Many', () => {
 		expect(new Set(result.items.map((item) => item.json.id)).size).toBe(120);
 		expect(queries()).toEqual([
 			{ page: '1', records: '100' },
-			{ page: '2', records: '100' },
+			{ page: '2', records: '99' },
 		]);
 	});
 
@@ -154,5 +156,21 @@ describe('Contact → Get Many', () => {
 			}),
 		]);
 		expect(ctx.sim.requests).toEqual([]);
+	});
+
+	test('a server that serves 50 contacts per page whatever size is asked: each contact once, in order', async () => {
+		ctx.sim.inject({ path: '/contacts', pageSize: 50, count: Infinity });
+		const result = await runWorkflow({
+			parameters: getMany({ returnAll: true }),
+			credentials: ctx.credentials,
+		});
+		expect(result.error).toBeUndefined();
+		// By creation date, no page can overlap another: each window is taken once the window
+		// before it, read again, shows the last contact read still at its end.
+		expect(result.items.map((item) => item.json.id)).toEqual(
+			Array.from({ length: 230 }, (_, k) => 230 - k),
+		);
+		// Two requests a window, and pages read ahead before the server showed its windows.
+		expect(ctx.sim.requests.length).toBeLessThanOrEqual(3 * 5);
 	});
 });

@@ -3,7 +3,7 @@
 // URL, and a message the list does not show yet.
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
-import { TIMES_WITHOUT_OFFSET, useSimulator } from './helpers/simulator';
+import { useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ startDateAfterDay: true });
 
@@ -27,10 +27,6 @@ describe("a proxy's answer is not the API's", () => {
 		expect(sendRequests()).toHaveLength(1);
 		// The API processed the batch once; the proxy lost its answer.
 		expect(listedOrders()).toEqual(['Order ORD-0 is on its way', 'Order ORD-1 is on its way']);
-		if (TIMES_WITHOUT_OFFSET) {
-			expect(result.error?.description).toContain('May have been sent (2 messages): items 0-1.');
-			return;
-		}
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
 	});
@@ -115,10 +111,6 @@ describe('an API that reads start-date as "after that day"', () => {
 			credentials: ctx.credentials,
 		});
 		expect(sendRequests()).toHaveLength(1);
-		if (TIMES_WITHOUT_OFFSET) {
-			expect(result.error?.description).toContain('May have been sent (2 messages): items 0-1.');
-			return;
-		}
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.foundInSmsList)).toEqual([true, true]);
 	});

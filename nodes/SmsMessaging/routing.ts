@@ -23,7 +23,9 @@ import {
 } from '../shared/requests/errors';
 import { sharedLimiter } from '../shared/requests/limiter';
 import { checkedPage, collectPages, repeatedPagesError } from '../shared/lists/list';
-import type { PageAt, WalkOptions } from '../shared/lists/pages';
+import type { PageAt } from '../shared/lists/pages';
+import { idOrder, type ListOrder } from '../shared/lists/pageWalker';
+import { apiTime } from '../shared/input/apiTime';
 import {
 	apiCredentials,
 	requestLoop,
@@ -265,28 +267,34 @@ function recordsWanted(this: IExecutePaginationFunctions): number {
 	return positiveInteger(ref('limit', 'Limit'), this.getNodeParameter('limit', null));
 }
 
-/** A message's Sent At as a time, for its place in the list by Sent At (undefined: none). */
-function sentAtPlace(record: unknown): number | undefined {
-	const time = Date.parse(String((record as IDataObject | null)?.sentAt));
-	return Number.isNaN(time) ? undefined : time;
-}
+/** A record's time in `field` (Sent At, Created At) as a number, for its place in the list. */
+const timeIn =
+	(field: string) =>
+	(record: unknown): number | undefined => {
+		const time = apiTime((record as IDataObject | null)?.[field]);
+		return Number.isNaN(time) ? undefined : time;
+	};
 
 /**
- * Where records that arrive while a list is read land in the order asked for: first on the
- * contact list (newest first, no sort) and on the SMS list by id or sentAt descending (the
- * default), last when ascending, where `read` in the reverse order names the last record at the
- * start (by Sent At, messages that share its time are taken too); a status order puts them
- * anywhere.
+ * How the list asked for is sorted, for the reader (pageWalker.ts): the contact list by creation
+ * date, newest first (spec 4.5); the SMS list as `sort` says (by id, newest first, by default),
+ * with `read` in the reverse order when ascending; by status, an order that changes as messages
+ * change status.
  */
-function arrivalsOf(
+function listOrderOf(
+	url: string | undefined,
 	qs: IDataObject | undefined,
 	read: (page: PageAt, sort?: string) => Promise<JsonObject>,
-): WalkOptions['arrivals'] {
+): ListOrder {
+	if (url === '/contacts') return { arrivals: 'first', byId: false, orderOf: timeIn('createdAt') };
 	const [field, direction] = String(qs?.sort ?? 'id,desc').split(',');
-	if (field === 'status') return undefined;
-	if (direction !== 'asc') return 'first';
+	if (field === 'status') return { arrivals: 'anywhere' };
+	const byId = field === 'id';
+	if (direction !== 'asc') {
+		return { arrivals: 'first', byId, orderOf: byId ? idOrder : timeIn('sentAt') };
+	}
 	const last = async (at: PageAt) => await read(at, `${field},desc`);
-	return field === 'sentAt' ? { last, order: sentAtPlace } : { last };
+	return { arrivals: 'last', byId, last, ...(byId ? {} : { order: timeIn('sentAt') }) };
 }
 
 /**
@@ -340,7 +348,10 @@ export function getManyPages(parameters: CheckedParameter[]) {
 				readPage,
 				limit,
 				repeatedPagesError(node, 'running it again is safe', itemIndex),
-				{ parallel: () => gate.window, arrivals: arrivalsOf(request.options.qs, readPage) },
+				{
+					parallel: () => gate.window,
+					order: listOrderOf(request.options.url, request.options.qs, readPage),
+				},
 			);
 			return records.map((json) => ({
 				json: maskedSmsRecord(json),

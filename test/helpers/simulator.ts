@@ -11,13 +11,6 @@ export const TOKEN = 'tok_live_9f8e7d6c5b4a3210';
 const SHAPE =
 	process.env.SMS_SIM_SHAPE === 'java' ? { localDateTimes: true, normaliseText: true } : {};
 
-/**
- * Whether the API writes its times without an offset (SMS_SIM_SHAPE=java): then a lookup after a
- * single request of unknown outcome cannot place a record in time (its zone shown by nothing), so
- * it cannot tell this run's message from an older one and says "May have been sent" (issue 57).
- */
-export const TIMES_WITHOUT_OFFSET = process.env.SMS_SIM_SHAPE === 'java';
-
 /** Starts one simulator for the test file, back to its seeded state before each test. */
 export function useSimulator(options: ConstructorParameters<typeof Simulator>[0] = {}) {
 	const context = {

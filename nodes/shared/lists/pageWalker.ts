@@ -1,7 +1,8 @@
-// Reads any list of the API page by page: the last page, read-ahead, arrivals, repeated pages.
+// The one reader of the API's lists: Get Many of SMS and contacts, and the SMS list lookups of Get
+// Delivery Status and Send. docs/operations.md ("Pagination") tells its states and guarantee.
 import type { JsonObject } from 'n8n-workflow';
 
-import { FollowingWalk } from './followingWalk';
+import { Place, type ReadingEnd } from './place';
 import {
 	count,
 	firstPageEcho,
@@ -10,276 +11,217 @@ import {
 	pageMetadata,
 	recordKey,
 	REPEATS,
-	type AscendingArrivals,
 	type PageAt,
 	type PageRead,
 	type PageTake,
-	type WalkOptions,
-	type WalkStrategy,
+	type RepeatedPages,
 } from './pages';
 
-// The one page walker: every reading of a list (Get Many of SMS and contacts, the SMS list lookups
-// of Get Delivery Status and Send, the trigger's polls) goes page by page through `walkPages`.
+//   walkPages(read, take, { size, order, parallel, records, repeated }) → Promise<void>
 //
-//   walkPages(read, take, { size, next, parallel, records, repeated, arrivals }) → Promise<void>
+// `read({ page, size })` reads a page; `take(data, { page, size, last })` is given each page's
+// records that are new, in the list's order, and returns true when no later page is wanted.
 //
-// - `read({ page, size })` reads one page and gives the answer's `data` (its `content` a list).
-// - `take(data, { page, size, last })` is given every page in order; it returns true when no later
-//   page is wanted. `last` is the one rule for the last page (`isLastPage`): the API says `last`,
-//   the page number reaches `totalPages`, the records reach `totalElements`, or the page is empty,
-//   or shorter than asked (unless the API says it is not the last). The walk ends at the first
-//   page that is last or taken as enough, so a server that never says `last` cannot keep it going.
-// - Pages are page 1, 2, 3… at `size`, or what `next(previous)` says (pages of other sizes, as the
-//   trigger's overlapping pages).
-// - `parallel()` (default 1; a limiter's window): when above 1, and the first page gives
-//   `totalPages` or `totalElements`, the pages after it up to the last those totals (and
-//   `records`, the most records wanted) call for are read that many at a time, and still taken in
-//   order; no page is ever left running behind the walk, and no more than `parallel() - 1` are
-//   asked past the one that ends it. Read-ahead is for pages of one size (without `next`).
-// - `repeated(at)`: the error the walk ends with when REPEATS pages in a row hold only records it
-//   has already taken (by id): an API, or a cache in front of it, that ignores the page asked
-//   for would otherwise keep a walk going for ever. A page past the first that holds just the
-//   first page's records is never taken for the last (`firstPageEcho`): with page 1's totals,
-//   such a cache would otherwise end the walk at page 1's records.
-// - `arrivals`: where records that arrive while the list is read land in its order: 'first'
-//   (newest first, as the SMS list by default and the contact list), or `{ last }` (oldest first),
-//   with `last` reading the list in the reverse order. Each record that was listed when the
-//   reading began is given to `take` once, in the list's order, and the reading ends, whatever the
-//   rate of arrivals, with records listed late anywhere, with or without totals:
-//   - 'first' (FollowingWalk): nothing is inferred from a count (a record listed late raises it
-//     as an arrival would). Each page is asked to start just before the record given last, where
-//     the pages so far put it, and the records after it are the next ones.
-//   - `{ last }` (ascending): one request of `last` before the first page names the record that
-//     was last then; pages are read by number, one at a time, each record once, up to that one. A walk for no
-//     more `records` than the first page holds needs none: it is read page by page. With `order`
-//     (records that can share a place, as messages their Sent At), that request is a page, which
-//     names every record that shared the last place, and the walk ends once they all came out (or
-//     at the first record of another place after one of them).
-//   - none (an order arrivals can land anywhere in, as by status): page by page, each record once
-//     (one that a record arriving above it moved onto the next page is not given again); records
-//     that arrive below the pages read come out too.
+// An ordered list (`order.arrivals` 'first' or 'last') is read by place (place.ts): after the
+// first page, a page is taken only where it shows its place, by a record already given or, on a
+// list sorted by id, by its first id following the last one given. So every record listed from
+// the start to the end of the reading is given once, in order, however records arrive, are listed
+// late below the place, or leave. States: `first page` (read alone), `following` (pages planned
+// from the place, read `parallel()` at a time while the list is not seen to move), `searching`
+// (a page did not show its place: pages are asked back from where it was expected, or on past
+// records that arrived above it), `done` (a page that showed its place was the last, or the
+// records wanted were given). A list by status (`anywhere`), whose order changes as messages
+// change status, is read page by page, each record once.
 
-/** The walk page by page: every page at `size` (or as `next` says), each record key once. */
-function pageByPage(take: PageTake, { next, repeated }: WalkOptions): WalkStrategy {
-	// Records of the list up to the end of the pages taken: by count for pages of one size (a
-	// server may serve fewer than asked), by position for pages of several sizes.
-	let seen = 0;
-	const keys = new Set<string>();
-	let repeats = 0;
-	const echoes = firstPageEcho();
-	let firstTotal: number | undefined;
-	return {
-		taken(data, at) {
-			const content = data.content as unknown[];
-			const total = count(pageMetadata(data).totalElements);
-			if (at.page === 1) firstTotal ??= total;
-			const before = keys.size;
-			// Pages of one size give each record once: one that a record arriving above it moved
-			// onto the next page is not given again. Pages of several sizes (`next`) overlap on
-			// purpose, and are given whole.
-			const given = next ? content : content.filter((record) => !keys.has(recordKey(record)));
-			for (const record of content) keys.add(recordKey(record));
-			repeats = content.length > 0 && keys.size === before ? repeats + 1 : 0;
-			// Pages that repeat while the count grew, or a count that grew by as many records as the
-			// pages read hold: records arrive faster than pages of this size can follow (the end
-			// moves away as fast as the reading goes).
-			const grown = total === undefined || firstTotal === undefined ? 0 : total - firstTotal;
-			const outpaced = !next && at.page > REPEATS && grown >= (at.page - 1) * at.size;
-			if (repeats >= REPEATS || outpaced) throw repeated(at, grown > 0 ? at.size : undefined);
-			seen = next ? (at.page - 1) * at.size + content.length : seen + content.length;
-			const last = !echoes(content, at.page > 1) && isLastPage(data, at, seen);
-			return take({ ...data, content: given } as JsonObject, { ...at, last }) || last;
-		},
-		following: next ?? (({ page, size }) => ({ page: page + 1, size })),
-		moved: () => false,
-	};
+/** Records that arrive while a list is read land first: newest first, by id or by a time. */
+interface NewestFirst {
+	arrivals: 'first';
+	byId: boolean;
+	/** A record's place in the order, newest highest: its id, or its time. */
+	orderOf: (record: unknown) => number | undefined;
 }
 
-/** The record that was last when the reading began (none: the list was empty), and its place. */
-interface LastAtStart {
-	lastKey?: string;
+/** Records that arrive land last: oldest first, with `last` reading the reverse order. */
+interface OldestFirst {
+	arrivals: 'last';
+	byId: boolean;
+	last: PageRead;
 	/**
-	 * Where records share places (`order`): the last record's place, and the records that shared
-	 * it at the start (all of them when `complete`: the reverse order's first page showed the place
-	 * before theirs, or the list's start).
+	 * A record's place where records share one (Sent At: a bulk send's messages share theirs, and
+	 * an API may list them in the same order both ways); undefined when it gives none.
 	 */
-	ties?: { place: number; keys: Set<string>; complete: boolean };
+	order?: (record: unknown) => number | undefined;
 }
 
-/**
- * Whether `record`, next in the list, lies past the last at the start, where records share places
- * (`ties`): once a record of the last place was seen, any record of another place or none (an
- * arrival without a time); once every record that shared it was taken (`complete`), any record.
- */
-function pastTies(
-	ties: NonNullable<LastAtStart['ties']>,
-	order: (record: unknown) => number | undefined,
-	taken: Set<string>,
-): (record: unknown) => boolean {
-	let reached = false;
-	return (record) => {
-		if (reached && order(record) !== ties.place) return true;
-		if (ties.complete && [...ties.keys].every((key) => taken.has(key))) return true;
-		reached ||= ties.keys.has(recordKey(record));
-		return false;
-	};
+export type ListOrder = NewestFirst | OldestFirst | { arrivals: 'anywhere' };
+
+interface WalkOptions {
+	/** The largest page asked for (the Limit when smaller than the API's 100). */
+	size: number;
+	order: ListOrder;
+	/** Pages in flight at once while the list stands still (default 1; a limiter's window). */
+	parallel?: () => number;
+	/** The most records wanted. */
+	records?: number;
+	/** The error when the reading cannot go on (pages.ts). */
+	repeated: RepeatedPages;
 }
 
-/**
- * The walk of a list whose new records land last (`arrivals: { last }`, oldest first): page by
- * page, one at a time, each record once (one listed late moves those after it down a place, so a
- * page may repeat the one before's last), up to the record that was last when the reading began,
- * or, where records share places (`ties`), up to the last of those that shared its place; or to
- * the list's last page.
- */
-function ascending(
-	{ lastKey, ties }: LastAtStart,
-	order: ((record: unknown) => number | undefined) | undefined,
-	take: PageTake,
-	options: WalkOptions,
-): WalkStrategy {
-	const keys = new Set<string>();
-	let seen = 0;
-	let repeats = 0;
-	const byPlace = order !== undefined && ties !== undefined;
-	const pastLast = byPlace ? pastTies(ties, order, keys) : () => false;
-	const echoes = firstPageEcho();
-	return {
-		taken(data, at) {
-			const content = data.content as unknown[];
-			const echo = echoes(content, at.page > 1);
-			const fresh: unknown[] = [];
-			let reachedLast = lastKey === undefined;
-			for (const record of reachedLast ? [] : content) {
-				if (pastLast(record)) {
-					reachedLast = true;
-					break;
-				}
-				const key = recordKey(record);
-				if (keys.has(key)) continue;
-				keys.add(key);
-				fresh.push(record);
-				if (key === lastKey && !byPlace) {
-					reachedLast = true;
-					break;
-				}
-			}
-			repeats = content.length > 0 && fresh.length === 0 ? repeats + 1 : 0;
-			if (repeats >= REPEATS) throw options.repeated(at);
-			seen += content.length;
-			const last = reachedLast || (!echo && isLastPage(data, at, seen));
-			return take({ ...data, content: fresh } as JsonObject, { ...at, last }) || last;
-		},
-		following: ({ page, size }) => ({ page: page + 1, size }),
-		moved: () => false,
-	};
-}
+/** A record's id as a number (its place in a list by id), when it has one. */
+export const idOrder = (record: unknown): number | undefined => {
+	const id = Number((record as JsonObject | null)?.id);
+	return Number.isFinite(id) ? id : undefined;
+};
 
 /**
- * How a walk reads: following the list where new records land first (the default orders),
- * ascending up to the last record at the start where they land last, else page by page.
+ * Oldest first: the first page of the list in the reverse order names the record that was last
+ * when the reading began (none: the list was empty), and, where records share places (`order`),
+ * every record that shared its place then (all of them when that page shows the place before
+ * theirs or the list's start); the reading ends once they were given.
  */
-function strategyOf(
-	first: JsonObject,
-	take: PageTake,
-	options: WalkOptions,
-	atStart: LastAtStart | undefined,
-): WalkStrategy {
-	const { arrivals, next } = options;
-	if (arrivals === 'first' && !next) {
-		return new FollowingWalk(take, options, count(pageMetadata(first).totalElements));
-	}
-	if (atStart && typeof arrivals === 'object' && !next) {
-		return ascending(atStart, arrivals.order, take, options);
-	}
-	return pageByPage(take, options);
-}
-
-/**
- * The first record of a list read in the reverse order: the last at the start; where records share
- * places (`order`), the first page of `size` in that order, which names those that shared its place.
- */
-async function lastAtStart({ last, order }: AscendingArrivals, size: number): Promise<LastAtStart> {
+async function endOfReading({ last, order }: OldestFirst, size: number) {
 	const data = await last({ page: 1, size: order ? size : 1 });
 	const content = data.content as unknown[];
-	if (content.length === 0) return {};
+	const total = count(pageMetadata(data).totalElements);
+	if (content.length === 0) return { total, end: { past: () => true, last: () => true } };
 	const lastKey = recordKey(content[0]);
 	const place = order?.(content[0]);
-	if (order === undefined || place === undefined) return { lastKey };
+	if (order === undefined || place === undefined) {
+		return { total, end: { past: () => false, last: (r: unknown) => recordKey(r) === lastKey } };
+	}
 	const shared = content.findIndex((record) => order(record) !== place);
-	const group = shared < 0 ? content : content.slice(0, shared);
+	const keys = new Set((shared < 0 ? content : content.slice(0, shared)).map(recordKey));
 	const complete = shared >= 0 || isLastPage(data, { page: 1, size }, content.length);
-	return { lastKey, ties: { place, keys: new Set(group.map(recordKey)), complete } };
+	const taken = new Set<string>();
+	let reached = false;
+	const end: ReadingEnd = {
+		// Past the last place once a record of it was given and one of another place (or none:
+		// an arrival without a time) follows, or once all that shared it were given.
+		past: (record) =>
+			(reached && order(record) !== place) ||
+			(complete && [...keys].every((key) => taken.has(key))),
+		last: (record) => {
+			const key = recordKey(record);
+			taken.add(key);
+			reached ||= keys.has(key);
+			return false;
+		},
+	};
+	return { total, end };
 }
 
 /** A page read ahead of its turn: its data or its error, kept until its turn comes. */
 type Settled = { data: JsonObject } | { error: unknown };
 
 /**
- * Reads pages `from` to `to`, `parallel()` at a time, and has `strategy` take them in order; true
- * when one ended the walk. Once the list has moved, it asks no further page: the walk goes on
- * from the next record it needs. No page is left running behind it.
+ * Reads the `planned` pages `parallel()` at a time, each given to `taken` in order; true when one
+ * ended the reading. Once the list is seen to move, no further page is asked (those in flight are
+ * still taken, each where it shows its place). No page is left running behind the reading.
  */
 async function readAhead(
 	read: PageRead,
-	strategy: WalkStrategy,
-	{ from, to, size, parallel }: { from: number; to: number; size: number; parallel: () => number },
+	planned: Iterator<PageAt>,
+	taken: (data: JsonObject, at: PageAt) => boolean,
+	{ parallel, place }: { parallel: () => number; place: Place },
 ): Promise<boolean> {
-	const ahead = new Map<number, Promise<Settled>>();
-	let asked = from;
+	const ahead: Array<{ at: PageAt; settled: Promise<Settled> }> = [];
 	try {
-		for (let page = from; page <= to; page++) {
-			if (strategy.moved() && !ahead.has(page)) return false;
-			for (; asked <= to && ahead.size < parallel() && !strategy.moved(); asked++) {
-				ahead.set(
-					asked,
-					read({ page: asked, size }).then(
-						(data) => ({ data }),
-						(error: unknown) => ({ error }),
-					),
+		for (;;) {
+			while (ahead.length < parallel() && !place.moved) {
+				const next = planned.next();
+				if (next.done) break;
+				const settled = read(next.value).then(
+					(data): Settled => ({ data }),
+					(error: unknown): Settled => ({ error }),
 				);
+				ahead.push({ at: next.value, settled });
 			}
-			const settled = await ahead.get(page)!;
-			ahead.delete(page);
+			const turn = ahead.shift();
+			if (turn === undefined) return false;
+			const settled = await turn.settled;
 			if ('error' in settled) throw settled.error;
-			if (strategy.taken(settled.data, { page, size })) return true;
+			if (taken(settled.data, turn.at)) return true;
 		}
-		return false;
 	} finally {
-		// Pages read past the end are not used, but nothing is left running behind the walk.
-		await Promise.all(ahead.values());
+		await Promise.all(ahead.map(({ settled }) => settled));
 	}
 }
 
-/** The one page walker (see the top of this file). */
+/** An ordered list, read by place (see the top of this file). */
+async function byPlace(
+	read: PageRead,
+	take: PageTake,
+	options: WalkOptions,
+	order: NewestFirst | OldestFirst,
+): Promise<void> {
+	const { size, parallel = () => 1, records = Infinity, repeated } = options;
+	const ending =
+		order.arrivals === 'last' && records > size ? await endOfReading(order, size) : undefined;
+	const place = new Place({
+		size,
+		records,
+		repeated,
+		newestFirst: order.arrivals === 'first',
+		byId: order.byId,
+		orderOf: order.arrivals === 'first' ? order.orderOf : idOrder,
+		end: ending?.end,
+	});
+	const taken = (data: JsonObject, at: PageAt) => {
+		const { records: given, last } = place.take(data, at);
+		return take({ ...data, content: given } as JsonObject, { ...at, last }) || last;
+	};
+	const first = await read({ page: 1, size });
+	if (taken(first, { page: 1, size })) return;
+	const served = (first.content as unknown[]).length;
+	const total = ending?.total ?? count(pageMetadata(first).totalElements);
+	const counted = total ?? (pageCount(first, served) ?? 0) * served;
+	if (parallel() > 1 && counted > 0 && !place.moved) {
+		if (await readAhead(read, place.plan(counted), taken, { parallel, place })) return;
+	}
+	for (;;) {
+		const at = place.next();
+		if (taken(await read(at), at)) return;
+	}
+}
+
+/**
+ * A list whose order changes while it is read (by status): page by page, each record once (one
+ * that a record arriving above it moved onto the next page is not given again). Pages that repeat
+ * what was given, or a count that grew by as many records as the pages read hold, end the reading.
+ */
+async function byPage(read: PageRead, take: PageTake, options: WalkOptions): Promise<void> {
+	const { size, repeated } = options;
+	const keys = new Set<string>();
+	const echoes = firstPageEcho();
+	let [repeats, seen] = [0, 0];
+	let firstTotal: number | undefined;
+	for (let page = 1; ; page++) {
+		const at = { page, size };
+		const data = await read(at);
+		const content = data.content as unknown[];
+		const total = count(pageMetadata(data).totalElements);
+		if (page === 1) firstTotal = total;
+		const given = content.filter((record) => !keys.has(recordKey(record)));
+		for (const record of given) keys.add(recordKey(record));
+		repeats = content.length > 0 && given.length === 0 ? repeats + 1 : 0;
+		const grown = total === undefined || firstTotal === undefined ? 0 : total - firstTotal;
+		const outpaced = page > REPEATS && grown >= (page - 1) * size;
+		if (repeats >= REPEATS || outpaced) {
+			throw repeated(at, grown > 0 ? { outpacedBy: size } : undefined);
+		}
+		seen += content.length;
+		const last = !echoes(content, page > 1) && isLastPage(data, at, seen);
+		if (take({ ...data, content: given } as JsonObject, { ...at, last }) || last) return;
+	}
+}
+
+/** The one reader of a list (see the top of this file). */
 export async function walkPages(
 	read: PageRead,
 	take: PageTake,
 	options: WalkOptions,
 ): Promise<void> {
-	const { size, next, parallel = () => 1, records = Infinity } = options;
-	const { arrivals } = options;
-	// Read before the first page: every record after it in this order arrived during the reading.
-	// Records that one page holds need none: arrivals land past them.
-	const atStart =
-		typeof arrivals === 'object' && records > size ? await lastAtStart(arrivals, size) : undefined;
-	let at: PageAt = { page: 1, size };
-	const first = await read(at);
-	const strategy = strategyOf(first, take, options, atStart);
-	if (strategy.taken(first, at)) return;
-	const served = (first.content as unknown[]).length;
-	// Oldest first, one page at a time: with pages read at once, a record listed late between
-	// their answers could push a record of one into another already answered.
-	const ahead = next === undefined && atStart === undefined && parallel() > 1;
-	const counted = ahead ? pageCount(first, served) : undefined;
-	const planned =
-		counted === undefined ? undefined : Math.min(counted, Math.ceil(records / Math.max(1, served)));
-	if (planned !== undefined && planned >= 2) {
-		if (await readAhead(read, strategy, { from: 2, to: planned, size, parallel })) return;
-		at = { page: planned, size };
-	}
-	for (;;) {
-		at = strategy.following(at);
-		if (strategy.taken(await read(at), at)) return;
-	}
+	const { order } = options;
+	if (order.arrivals === 'anywhere') await byPage(read, take, options);
+	else await byPlace(read, take, options, order);
 }

@@ -1,5 +1,5 @@
-// What a page of a list says (its last page, its counts, its records' keys), and the types the
-// page walker and its strategies share (pageWalker.ts tells how a walk goes).
+// What a page of a list says (its last page, its counts, its records' keys), which page to ask
+// from a place in the list, and the types the reader shares (pageWalker.ts tells how it reads).
 import type { JsonObject } from 'n8n-workflow';
 
 interface PageMetadata {
@@ -25,43 +25,39 @@ export interface PageAt {
 export type PageRead = (at: PageAt) => Promise<JsonObject>;
 
 /**
- * The error a walk ends with when its pages repeat what it has taken: `outpacedBy`, the records
- * per page, when the list moved by whole pages between requests (records arriving above the pages
- * read: no page could be shown to follow the records given).
+ * Why a reading of a list stopped before its end: its pages repeat the first page (an API, or a
+ * cache in front of it, that ignores the page asked for), records arrived faster than pages of
+ * `outpacedBy` records could follow, or the pages the API serves (`windowsOf` records whatever
+ * is asked) cannot be shown to follow the records read.
  */
-export type RepeatedPages = (at: PageAt, outpacedBy?: number) => Error;
+export type ListStop = { outpacedBy: number } | { windowsOf: number };
+
+/** The error a reading ends with when it cannot go on (see `ListStop`; none: repeated pages). */
+export type RepeatedPages = (at: PageAt, why?: ListStop) => Error;
 
 /** Takes one page, in order; true when no later page is wanted. */
 export type PageTake = (data: JsonObject, at: PageAt & { last: boolean }) => boolean;
 
-export interface WalkOptions {
-	/** The size of the first page (and of every page, without `next`). */
-	size: number;
-	/** The page after `previous`; default: the next number, at the same size. */
-	next?: (previous: PageAt) => PageAt;
-	/** Pages in flight at once, once the first page says how many there are (default 1). */
-	parallel?: () => number;
-	/** The most records wanted: no page past the one that holds them is read ahead. */
-	records?: number;
-	/** The error when pages repeat what the walk has taken (see the top of this file). */
-	repeated: RepeatedPages;
-	/**
-	 * Where records that arrive during the reading land (see the top): first, or last, with a
-	 * reading of the list in the reverse order, whose first record was the last at the start.
-	 */
-	arrivals?: 'first' | AscendingArrivals;
-}
+/** The smallest page asked for when a reading goes on from a place in the list. */
+const MIN_PAGE_SIZE = 50;
 
-/** Records that arrive land last: the list is in ascending order of an id or of `order`. */
-export interface AscendingArrivals {
-	/** Reads the list in the reverse order. */
-	last: PageRead;
-	/**
-	 * A record's place in the order, where records can share one (a time: a bulk send's messages
-	 * share their Sent At, and an API may list them in the same order both ways); undefined when
-	 * the record gives none.
-	 */
-	order?: (record: unknown) => number | undefined;
+/** Records a reading that lost its place asks again, back from where it was (doubled each time). */
+export const BACK_OFF = 25;
+
+/**
+ * The page that starts at or before `from` (0 for the first record) and reaches furthest (of two,
+ * the one that starts later), at a size from MIN_PAGE_SIZE (or half of `size` when smaller) to
+ * `size`: pages are numbered by the size asked for, so a reading that goes on from any place
+ * still reads at least half a page more.
+ */
+export function pageFrom(from: number, size: number): PageAt {
+	let best = { page: 1, size, reach: size };
+	const smallest = Math.min(MIN_PAGE_SIZE, Math.ceil(size / 2));
+	for (let pageSize = size; pageSize >= smallest; pageSize--) {
+		const page = Math.floor(Math.max(0, from) / pageSize) + 1;
+		if (page * pageSize >= best.reach) best = { page, size: pageSize, reach: page * pageSize };
+	}
+	return { page: best.page, size: best.size };
 }
 
 /** Pages in a row with no record the walk had not taken that end it: more than any overlap. */
@@ -124,14 +120,4 @@ export function pageCount(data: JsonObject, served: number): number | undefined 
 		pages ?? Infinity,
 		elements === undefined ? Infinity : Math.ceil(elements / Math.max(1, served)),
 	);
-}
-
-/**
- * How a walk takes each page (true when it ends the walk), which page it reads next, and whether
- * the list has moved since the reading began (pages read ahead by number would miss it).
- */
-export interface WalkStrategy {
-	taken(data: JsonObject, at: PageAt): boolean;
-	following(at: PageAt): PageAt;
-	moved(): boolean;
 }

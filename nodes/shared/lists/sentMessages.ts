@@ -7,167 +7,19 @@
 
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
-import { apiTime } from '../input/apiTime';
 import { MAX_PAGE_SIZE } from './list';
-import { walkPages } from './pageWalker';
-import { pageCount, recordKey, type PageRead, type RepeatedPages } from './pages';
 import {
-	learnedOffset,
-	provablySentSince,
-	sentSince,
-	startDateInAnyZone,
-	unplacedSince,
-} from './sentWindow';
-import { normalisedPhoneNumber } from '../input/phoneNumbers';
-
-/**
- * A text as a service may store it: trimmed, line breaks as "\n", Unicode NFC (a decomposed "é"
- * composed). Texts are compared in this form wherever a record of the API is matched to a message.
- */
-export function comparableText(text: string): string {
-	return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
-}
-
-/** A message sent earlier, to be found in the SMS list. */
-export interface SentMessage {
-	/** The number it went to, in any form Send accepts (compared after Send's normalisation). */
-	recipient: string;
-	/** Its text as sent (compared after `comparableText`). */
-	text: string;
-	/** The id Send's outgoing record gave it, if known: preferred, never required. */
-	messageId?: string | number;
-	/**
-	 * The id of its record in the SMS list, when an earlier look found it there: that record is
-	 * its own, but it proves nothing about whether Send's ids are the list's.
-	 */
-	recordId?: string | number;
-	/** It was sent at this time or later (ms): an older record is never its record. */
-	since: number;
-	/**
-	 * When the API accepted it, by n8n's clock (Send's sentAt): with `messageId`, it shows the
-	 * zone of an API that writes times without an offset (`apiOffset`).
-	 */
-	sentAt?: number;
-}
-
-/**
- * What the SMS list gave one message: its `record`, or none; and, when none, a matching record
- * whose `sentAt`, without an offset in a zone not learned, may be older than the message
- * (`unplaced`): the message cannot be told from an older one with the same number and text.
- */
-export interface FoundMessage {
-	record?: IDataObject;
-	unplaced?: IDataObject;
-}
-
-/** A record's number as Send would have sent it (or as given, when it is no phone number). */
-function recipientOf(value: unknown): string {
-	const text = String(value ?? '');
-	return normalisedPhoneNumber(text) ?? text;
-}
-
-/**
- * What a message and its record have in common: the normalised number and the text, compared as
- * a service may store it (`comparableText`: trimmed, line breaks, Unicode NFC).
- */
-const numberAndTextKey = (recipient: unknown, text: unknown) =>
-	JSON.stringify([recipientOf(recipient), typeof text === 'string' ? comparableText(text) : text]);
-
-const isSetId = (messageId: SentMessage['messageId']) =>
-	messageId !== undefined && messageId !== '';
-
-/** The id a message's own record has, if known: Send's id, or the list's from an earlier look. */
-const ownRecordId = ({ messageId, recordId }: SentMessage) =>
-	isSetId(messageId) ? messageId : recordId;
-
-/** Newest first: by `sentAt`, then by the larger id. */
-function newestFirst(a: IDataObject, b: IDataObject): number {
-	const at = (r: IDataObject) => {
-		const ms = apiTime(r.sentAt);
-		return Number.isNaN(ms) ? -Infinity : ms;
-	};
-	const byTime = at(b) - at(a);
-	if (byTime !== 0 && !Number.isNaN(byTime)) return byTime;
-	return Number(b.id) - Number(a.id) || 0;
-}
-
-/**
- * Gives each wanted message its SMS record, or undefined when the records hold none:
- * - a record matches a message when its recipient (normalised like Send's numbers) and its
- *   `content` (as `comparableText` gives it) are the message's, and it was provably sent no
- *   earlier than the message's `since` (`provablySentSince`, at the API's `offset` when learned);
- * - a matching record whose `id` equals the message's `messageId` (or, without one, its
- *   `recordId`) is its record;
- * - otherwise the most recent matching record (`sentAt`, then `id`) that no other message was
- *   given, in the order the messages come: the same text sent to the same number several times
- *   gives each message a different record, the first message the most recent;
- * - no record is given to two messages;
- * - once one message's `messageId` is the id of its record (so Send's ids are the list's ids),
- *   a message whose `messageId` matches no record gets none: an older message with the same text
- *   would be another message's record.
- * - a message left without a record whose most recent matching record may or may not be older
- *   (a `sentAt` without an offset, `unplacedSince`) is given it as `unplaced`.
- * Linear in the messages and records (but for sorting each number and text's records).
- */
-function matchSentMessages(
-	wanted: SentMessage[],
-	records: IDataObject[],
-	offset: number | undefined,
-): FoundMessage[] {
-	const byKey = new Map<string, IDataObject[]>();
-	for (const record of records) {
-		const key = numberAndTextKey(record.recipient, record.content);
-		const group = byKey.get(key);
-		if (group) group.push(record);
-		else byKey.set(key, [record]);
-	}
-	/** Per number and text: its records newest first, and a cursor past those given away. */
-	const groups = new Map<
-		string,
-		{ records: IDataObject[]; next: number; byId: Map<string, IDataObject[]> }
-	>();
-	for (const [key, group] of byKey) {
-		group.sort(newestFirst);
-		const byId = new Map<string, IDataObject[]>();
-		for (const record of group) {
-			if (record.id === undefined) continue;
-			const id = String(record.id);
-			const same = byId.get(id);
-			if (same) same.push(record);
-			else byId.set(id, [record]);
-		}
-		groups.set(key, { records: group, next: 0, byId });
-	}
-	const groupOf = wanted.map(({ recipient, text }) =>
-		groups.get(numberAndTextKey(recipient, text)),
-	);
-
-	const given = new Set<IDataObject>();
-	const result: Array<IDataObject | undefined> = wanted.map((message, k) => {
-		const id = ownRecordId(message);
-		if (!isSetId(id)) return undefined;
-		const own = groupOf[k]?.byId
-			.get(String(id))
-			?.find((record) => !given.has(record) && provablySentSince(record, message.since, offset));
-		if (own) given.add(own);
-		return own;
-	});
-	// Only a message's id from Send's answer can show that Send's ids are the list's.
-	const idsAreListIds = result.some((own, k) => own && isSetId(wanted[k].messageId));
-	return result.map((own, k): FoundMessage => {
-		if (own) return { record: own };
-		const group = groupOf[k];
-		if (!group || (idsAreListIds && isSetId(wanted[k].messageId))) return {};
-		while (group.next < group.records.length && given.has(group.records[group.next])) group.next++;
-		const next = group.records[group.next];
-		// Newest first: when the most recent record left is older than the message, so are the others.
-		if (next && provablySentSince(next, wanted[k].since, offset)) {
-			given.add(next);
-			return { record: next };
-		}
-		return next && unplacedSince(next, wanted[k].since, offset) ? { unplaced: next } : {};
-	});
-}
+	isSetId,
+	matchSentMessages,
+	numberAndTextKey,
+	ownRecordId,
+	recipientOf,
+	type FoundMessage,
+	type SentMessage,
+} from './matching';
+import { walkPages, type ListOrder } from './pageWalker';
+import { pageCount, recordKey, type PageRead, type RepeatedPages } from './pages';
+import { CLOCK_MARGIN_MS, ListTimes, startDateInAnyZone } from './sentWindow';
 
 /**
  * Reads one page of `GET {baseUrl}/sms` with these query parameters (retrying what the caller
@@ -181,29 +33,24 @@ interface FindOptions {
 	parallel?: () => number;
 	/** The error when the list's pages repeat earlier ones (pageWalker.ts). */
 	repeated: RepeatedPages;
-	/** Further messages the API accepted (`messageId`, `sentAt`) that only show its zone (`apiOffset`). */
+	/** Further messages the API accepted (`messageId`, `sentAt`) that only show its zone. */
 	anchors?: SentMessage[];
+	/** The credential's API Time Zone: where times without an offset are read, unless learned. */
+	zone: string;
 }
 
 /**
- * The API's offset for times it writes without one, learned from the records read of messages
- * known to be accepted at a time n8n saw (`sentAt`): each one's record by its id, number and
- * text. Undefined when none is read, or they disagree (`learnedOffset`).
+ * The messages the API is known to have accepted at a time n8n saw (`sentAt`), by their id: their
+ * records show the zone the API writes its times in.
  */
-function apiOffset(known: SentMessage[], records: IDataObject[]): number | undefined {
-	const byId = new Map<string, IDataObject[]>();
-	for (const record of records) {
-		const id = record.id === undefined ? undefined : String(record.id);
-		if (id !== undefined) byId.set(id, [...(byId.get(id) ?? []), record]);
+function knownById(known: SentMessage[]): Map<string, Array<{ key: string; at: number }>> {
+	const byId = new Map<string, Array<{ key: string; at: number }>>();
+	for (const { messageId, sentAt, recipient, text } of known) {
+		if (!isSetId(messageId) || sentAt === undefined) continue;
+		const id = String(messageId);
+		byId.set(id, [...(byId.get(id) ?? []), { key: numberAndTextKey(recipient, text), at: sentAt }]);
 	}
-	const samples = known.flatMap(({ messageId, sentAt, recipient, text }) => {
-		if (!isSetId(messageId) || sentAt === undefined) return [];
-		const key = numberAndTextKey(recipient, text);
-		return (byId.get(String(messageId)) ?? [])
-			.filter((record) => numberAndTextKey(record.recipient, record.content) === key)
-			.map((record) => ({ written: record.sentAt, at: sentAt }));
-	});
-	return learnedOffset(samples);
+	return byId;
 }
 
 /** The messages of one number and text, and the earliest time any of them was sent. */
@@ -239,25 +86,35 @@ class SentMessageSearch {
 	/** Per number and text: how many records were read, and their ids. */
 	private readonly readByKey = new Map<string, { count: number; ids: Set<string> }>();
 
-	/** `oldest`: the earliest `since` of every message; an older record ends the reading. */
+	/**
+	 * `oldest`: the earliest `since` of every message; an older record ends the reading. `known`:
+	 * messages the API accepted at a time n8n saw, by id, whose records teach `times` its zone.
+	 */
 	constructor(
 		private readonly oldest: number,
 		private readonly groups: Map<string, SameNumberAndText>,
+		readonly times: ListTimes,
+		private readonly known: Map<string, Array<{ key: string; at: number }>>,
 	) {
 		this.unsettled = new Set(groups.keys());
 	}
 
 	/** Adds a page's records; true when the page reached records older than every message. */
 	add(data: JsonObject): boolean {
+		const content = data.content as IDataObject[];
+		for (const record of content) {
+			const key = numberAndTextKey(record.recipient, record.content);
+			for (const sample of this.known.get(String(record.id)) ?? []) {
+				if (sample.key === key) this.times.learn(record.sentAt, sample.at);
+			}
+		}
 		const changed = new Set<string>();
 		let older = false;
-		for (const record of data.content as IDataObject[]) {
+		for (const record of content) {
+			const time = this.times.of(record.sentAt);
 			// Newest first: a record older than every message ends the reading.
-			if (!sentSince(record, this.oldest)) {
-				older = true;
-				continue;
-			}
-			const key = this.take(record);
+			if (time < this.oldest) older = true;
+			const key = this.take(record, time);
 			if (key !== undefined) changed.add(key);
 		}
 		for (const key of changed) this.settle(key);
@@ -280,19 +137,16 @@ class SentMessageSearch {
 	 * Keeps a record not taken before; gives its number and text when it may be the record of an
 	 * unsettled message.
 	 */
-	private take(record: IDataObject): string | undefined {
+	private take(record: IDataObject, time: number): string | undefined {
 		// A search finds records the window's first page already gave.
 		const id = recordKey(record);
 		if (this.seen.has(id)) return undefined;
 		this.seen.add(id);
 		this.records.push(record);
 		const key = numberAndTextKey(record.recipient, record.content);
-		// A record counts when it was sent since, or may have been (`unplacedSince`): an older one
-		// cannot change what the message is given.
+		// A record counts when it was sent since: an older one cannot change what a message is given.
 		const since = this.groups.get(key)?.since;
-		const counts =
-			since !== undefined && (provablySentSince(record, since) || unplacedSince(record, since));
-		if (!this.unsettled.has(key) || !counts) return undefined;
+		if (!this.unsettled.has(key) || since === undefined || !(time >= since)) return undefined;
 		const entry = this.readByKey.get(key) ?? { count: 0, ids: new Set<string>() };
 		entry.count++;
 		if (record.id !== undefined) entry.ids.add(String(record.id));
@@ -311,6 +165,16 @@ class SentMessageSearch {
 		if (settled) this.unsettled.delete(key);
 	}
 }
+
+/** The SMS list by Sent At, newest first: messages sent meanwhile land first. */
+const bySentAt = (times: ListTimes): ListOrder => ({
+	arrivals: 'first',
+	byId: false,
+	orderOf: (record) => {
+		const time = times.of((record as IDataObject | null)?.sentAt);
+		return Number.isNaN(time) ? undefined : time;
+	},
+});
 
 /**
  * Reads the window newest first, `parallel` pages at a time, until the records read settle every
@@ -335,7 +199,7 @@ async function readWindow(
 			return true;
 		},
 		// Newest first: messages sent meanwhile land first, and are no message wanted here.
-		{ size: MAX_PAGE_SIZE, parallel, repeated, arrivals: 'first' },
+		{ size: MAX_PAGE_SIZE, parallel, repeated, order: bySentAt(reading.times) },
 	);
 	return search;
 }
@@ -350,7 +214,7 @@ async function searchNumber(
 	await walkPages(
 		pages,
 		(data) => reading.add(data) || keys.every((key) => !reading.unsettled.has(key)),
-		{ size: MAX_PAGE_SIZE, repeated, arrivals: 'first' },
+		{ size: MAX_PAGE_SIZE, repeated, order: bySentAt(reading.times) },
 	);
 }
 
@@ -359,9 +223,10 @@ async function searchNumber(
  * earliest `since` of them on (`startDateInAnyZone`: robust to both readings of `start-date`
  * and to an API writing its local time in any zone), and matches them as `matchSentMessages`
  * does: per wanted message, in order, its SMS record as the list gave it, or none (`FoundMessage`).
- * A `sentAt` without an offset is placed by the API's offset where the records of messages it is
- * known to have accepted show it (`apiOffset`), and otherwise proves nothing that any zone from
- * UTC−12:00 to UTC+14:00 contradicts (sentWindow.ts).
+ * A `sentAt` without an offset is read in the API's zone: the one the records of messages it is
+ * known to have accepted show, else `zone` (the credential's API Time Zone). Where nothing showed
+ * the zone and a record read in `zone` lies after now, the setting is contradicted: no message is
+ * given a record (each is given that one as `future`).
  *
  * It reads the window's first page, which holds the latest messages (often all it needs). Then,
  * when the window has more pages than the numbers still to find plus one, it searches each such
@@ -370,17 +235,20 @@ async function searchNumber(
  * its `messageId` when it has one), or a page reaches records older than every message. So, with
  * the API's page counts, it makes at most min(messages, window pages) + 1 list requests, as long
  * as no number it searches has more than 100 messages in the window that have to be paged through
- * to settle its messages. Linear in the messages and the records read.
+ * to settle its messages, and the list does not move (pages then overlap: pageWalker.ts). Linear
+ * in the messages and the records read.
  */
 export async function findSentMessages(
 	wanted: SentMessage[],
-	{ readPage, parallel, repeated, anchors = [] }: FindOptions,
+	{ readPage, parallel, repeated, anchors = [], zone }: FindOptions,
 ): Promise<FoundMessage[]> {
 	if (wanted.length === 0) return [];
 	let oldest = Infinity;
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateInAnyZone(oldest), sort: 'sentAt,desc' };
-	const reading = new SentMessageSearch(oldest, byNumberAndText(wanted));
+	const times = new ListTimes(zone);
+	const known = knownById([...wanted, ...anchors]);
+	const reading = new SentMessageSearch(oldest, byNumberAndText(wanted), times, known);
 	const pages =
 		(query?: string): PageRead =>
 		async ({ page, size }) =>
@@ -394,6 +262,9 @@ export async function findSentMessages(
 	for (const [number, keys] of search) {
 		await searchNumber(reading, pages(number), keys, repeated);
 	}
-	const offset = apiOffset([...wanted, ...anchors], reading.records);
-	return matchSentMessages(wanted, reading.records, offset);
+	const time = (record: IDataObject) => times.of(record.sentAt);
+	const now = Date.now() + CLOCK_MARGIN_MS;
+	const future = times.learned ? undefined : reading.records.find((record) => time(record) > now);
+	if (future) return wanted.map(() => ({ future, zone }));
+	return matchSentMessages(wanted, reading.records, time, zone);
 }

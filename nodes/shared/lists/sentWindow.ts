@@ -1,5 +1,5 @@
-// The sent-date window of the SMS list, in one place: counted in UTC days, as the API filters by
-// day (`start-date`, spec section 4.4).
+// The sent-date window of the SMS list, counted in UTC days as the API filters by day
+// (`start-date`, spec section 4.4), and how a lookup reads the list's times, in one place.
 import type { IDataObject } from 'n8n-workflow';
 
 import { apiTime, hasOffset } from '../input/apiTime';
@@ -36,7 +36,7 @@ export function windowStartMs(lookbackDays: number, now = Date.now()): number {
  * The `start-date` that asks the SMS list for every message sent at `since` or later, however the
  * API reads it: the spec says "messages sent after this date", which an API may read as from the
  * end of that day, or from its start. So it is the day before `since`'s day, and the records are
- * then kept by their own `sentAt` (`sentSince`): at most one day more of the list is read.
+ * then kept by their own `sentAt`: at most one day more of the list is read.
  */
 export function startDateFor(since: number): string {
 	return utcDay(dayStart(since) - DAY_MS);
@@ -50,73 +50,63 @@ const EAST_MS = 14 * HOUR_MS;
 const ZONE_STEP_MS = 900_000;
 
 /**
- * The earliest and latest moment (UTC, ms) a record's `sentAt` may stand for: the one it names
- * with an offset (Z, +03:00); without one, that local time at the API's `offset` (ms east of
- * UTC) when it was learned (`learnedOffset`), else in any zone from UTC−12:00 to UTC+14:00.
- * [NaN, NaN] when it cannot be read.
- */
-function sentSpan(record: IDataObject, offset?: number): [number, number] {
-	const at = apiTime(record.sentAt);
-	if (Number.isNaN(at) || hasOffset(record.sentAt)) return [at, at];
-	if (offset !== undefined) return [at - offset, at - offset];
-	return [at - EAST_MS, at + WEST_MS];
-}
-
-/**
  * The `start-date` that asks the SMS list for every message sent at `since` or later in any
  * zone the API may write its days in (`startDateFor` of 12 hours earlier: a service in UTC−12:00
  * dates a message sent at `since` up to 12 hours before it). The reading still stops at records
- * older than `since` (`sentSince`), so this costs requests only where times carry no offset.
+ * older than `since`, so this costs no request.
  */
 export function startDateInAnyZone(since: number): string {
 	return startDateFor(since - WEST_MS);
 }
 
-/**
- * Whether a record of the list was provably sent at `since` or later: one whose `sentAt` cannot be
- * read is not, nor one without an offset that may be older in some zone (`sentSpan`): either
- * cannot be told from an older message with the same number and text.
- */
-export function provablySentSince(record: IDataObject, since: number, offset?: number): boolean {
-	return sentSpan(record, offset)[0] >= since;
-}
+/** What to do where the SMS list's times contradict the credential's API Time Zone. */
+export const SET_API_TIME_ZONE =
+	'Set API Time Zone in the credential to the zone the API writes its times in (an IANA name such as Africa/Nairobi, or an offset such as UTC+03:00).';
+
+/** Why a record of the SMS list contradicts the credential's API Time Zone (`zone`). */
+export const futureText = (record: IDataObject, zone: string) =>
+	`The SMS list holds a message sent at ${String(record.sentAt)}, which, read in the credential's API Time Zone (${zone}), lies after now: the API writes its times without an offset in another zone.`;
 
 /**
- * Whether a record may have been sent at `since` or later without that being provable: its
- * `sentAt` has no offset, and in some zone it is older (`sentSpan`).
+ * What a matching record older than a message says where the API writes no offset: it is older
+ * in the credential's API Time Zone (`zone`), or the API writes its times in another zone.
  */
-export function unplacedSince(record: IDataObject, since: number, offset?: number): boolean {
-	const [earliest, latest] = sentSpan(record, offset);
-	return earliest < since && latest >= since;
-}
+export const olderText = (record: IDataObject, zone: string) =>
+	hasOffset(record.sentAt)
+		? ''
+		: ` The SMS list holds one sent at ${String(record.sentAt)}, which, read in the credential's API Time Zone (${zone}), is older; if the API writes its times in another zone, ${SET_API_TIME_ZONE.charAt(0).toLowerCase()}${SET_API_TIME_ZONE.slice(1)}`;
 
 /**
- * Whether a reading of the list should go on past a record: it may have been sent at `since` or
- * later in any zone, or its `sentAt` cannot be read.
+ * How one lookup reads the SMS list's times: one with an offset as written; one without in the
+ * API's zone, learned from records of messages n8n saw the API accept (each such time less the
+ * moment n8n saw is a whole quarter hour within CLOCK_MARGIN_MS, from UTC−12:00 to UTC+14:00, and
+ * all agree), else the credential's API Time Zone.
  */
-export function sentSince(record: IDataObject, since: number): boolean {
-	const latest = sentSpan(record)[1];
-	return Number.isNaN(latest) || latest >= since;
-}
+export class ListTimes {
+	private offset: number | undefined;
+	private disagree = false;
 
-/**
- * The API's offset (ms east of UTC) for the times it writes without one, learned from records
- * the API wrote when a known moment (`at`, n8n's clock) says: each such time less its moment is
- * a whole quarter hour within CLOCK_MARGIN_MS, from UTC−12:00 to UTC+14:00, and all agree.
- * Undefined when there is none, or any sample disagrees (then nothing is placed by it).
- */
-export function learnedOffset(
-	samples: Array<{ written: unknown; at: number }>,
-): number | undefined {
-	let offset: number | undefined;
-	for (const { written, at } of samples) {
+	constructor(private readonly zone: string) {}
+
+	/** A time the API wrote (`written`) for a message n8n saw it accept at `at`. */
+	learn(written: unknown, at: number): void {
 		const local = apiTime(written);
-		if (hasOffset(written) || Number.isNaN(local) || Number.isNaN(at)) continue;
+		if (hasOffset(written) || Number.isNaN(local) || Number.isNaN(at)) return;
 		const step = Math.round((local - at) / ZONE_STEP_MS) * ZONE_STEP_MS;
 		const fits =
 			Math.abs(local - at - step) <= CLOCK_MARGIN_MS && step >= -WEST_MS && step <= EAST_MS;
-		if (!fits || (offset !== undefined && offset !== step)) return undefined;
-		offset = step;
+		if (!fits || (this.offset !== undefined && this.offset !== step)) this.disagree = true;
+		this.offset = step;
 	}
-	return offset;
+
+	/** Whether the API's records of messages n8n saw it accept showed its zone. */
+	get learned(): boolean {
+		return this.offset !== undefined && !this.disagree;
+	}
+
+	/** A time the API wrote, in ms (NaN when it cannot be read). */
+	of(written: unknown): number {
+		if (this.learned && !hasOffset(written)) return apiTime(written) - this.offset!;
+		return apiTime(written, this.zone);
+	}
 }

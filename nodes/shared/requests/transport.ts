@@ -54,6 +54,8 @@ interface ApiCredentials {
 	apiToken: string;
 	baseUrl: string;
 	sendBaseUrl: string;
+	/** The zone the API writes times without an offset in (nodes/shared/input/apiTime.ts). */
+	apiTimeZone?: string;
 }
 
 /** The node's credential, as n8n gives it to any of the nodes' contexts. */

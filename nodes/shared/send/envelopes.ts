@@ -3,7 +3,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
 import { normalisedPhoneNumber } from '../input/phoneNumbers';
-import { comparableText } from '../lists/sentMessages';
+import { comparableText } from '../lists/matching';
 import {
 	defaultCountry,
 	fieldsOf,

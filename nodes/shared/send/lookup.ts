@@ -4,7 +4,9 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { Envelope } from './envelopes';
 import { repeatedPagesError } from '../lists/list';
-import { findSentMessages, type FoundMessage, type SentMessage } from '../lists/sentMessages';
+import type { FoundMessage, SentMessage } from '../lists/matching';
+import { findSentMessages } from '../lists/sentMessages';
+import { apiZoneOf } from '../input/apiTime';
 import { CLOCK_MARGIN_MS } from '../lists/sentWindow';
 import { smsListReader } from '../lists/smsListReader';
 import { runLimiter } from '../requests/limiter';
@@ -43,9 +45,9 @@ function sentMessage({ envelope, id, listed, acceptedAt }: SentOfRun, since: num
  * and text take their records first (they are known to be in the list: by id where Send's ids
  * are the list's, else the most recent ones), so that no sent message is another one's proof: a
  * message of unknown outcome is found only when the list holds more matching records than they
- * took. Every message the run sent shows the zone of an API that writes times without an
- * offset (its record's `sentAt` against when Send saw it accepted); without that, a record that
- * may be older than the run in some zone is no proof (`FoundMessage.unplaced`). Gives each
+ * took. Times without an offset are read in the zone the run's sent messages show (their records'
+ * `sentAt` against when Send saw them accepted), else in the credential's API Time Zone; where the
+ * list's times contradict that setting, nothing is proven (`FoundMessage.future`). Gives each
  * envelope what the list gave it; throws when the list cannot be read.
  * Reads as many pages at once as the run's Requests in Parallel allows (1: one at a time), Auto
  * with the credential's other runs.
@@ -67,6 +69,7 @@ export async function lookUpSent(
 	},
 ): Promise<FoundMessage[]> {
 	const credentials = await apiCredentials(this);
+	const zone = apiZoneOf(this.getNode(), credentials);
 	const since = runStartedAt - CLOCK_MARGIN_MS;
 	const limiter = runLimiter(parallelRequests, credentials.baseUrl, credentials.apiToken);
 	const readPage = smsListReader.call(this, credentials, {
@@ -91,6 +94,7 @@ export async function lookUpSent(
 		anchors: sent
 			.filter((message) => !sentAlike.includes(message))
 			.map((m) => sentMessage(m, since)),
+		zone,
 	});
 	return records.slice(sentAlike.length);
 }

@@ -14,7 +14,8 @@ import {
 import type { Envelope } from './envelopes';
 import { errorItem, joinLines } from '../requests/errors';
 import { apiTime, hasOffset } from '../input/apiTime';
-import type { FoundMessage } from '../lists/sentMessages';
+import type { FoundMessage } from '../lists/matching';
+import { futureText, olderText, SET_API_TIME_ZONE } from '../lists/sentWindow';
 import { lookUpSent, type SentOfRun } from './lookup';
 import type { RunPlan } from './plan';
 import { sendBatch, type Failure } from './request';
@@ -153,10 +154,6 @@ function addLine(entry: EnvelopeOutcome, line: string): void {
 	};
 }
 
-/** Why a message of the same number and text in the SMS list is no proof that this one was sent. */
-const unplacedLine = (record: IDataObject) =>
-	`The SMS list holds a message to this number with this text, sent at ${String(record.sentAt)} in the API's own time zone (it writes no offset), which this run could not learn: it may be an older message, so it is not taken for this one.`;
-
 /**
  * One look in the SMS list for the `unknown` envelopes: those found enter `outcomes` as sent.
  * Gives false when the list could not be read (each message then says so); on the `last` look,
@@ -187,19 +184,25 @@ async function lookUp(
 		for (const [, entry] of unknown) addLine(entry, why);
 		return false;
 	}
+	// Times that contradict the credential's API Time Zone prove nothing, now or later.
+	const { future, zone = 'UTC' } = found[0] ?? {};
+	if (future) {
+		const text = futureText(future, zone);
+		const why = `Not checked in the SMS list: t${text.slice(1)} ${SET_API_TIME_ZONE}`;
+		for (const [, entry] of unknown) addLine(entry, why);
+		return false;
+	}
 	unknown.forEach(([envelope, entry], k) => {
-		const { record, unplaced } = found[k];
+		const { record, older } = found[k];
 		if (record) {
 			outcomes.set(envelope, {
 				outcome: 'sent',
 				item: { json: foundItemJson(envelope, record), pairedItem: { item: envelope.itemIndex } },
 			});
-		} else if (last && unplaced) {
-			addLine(entry, unplacedLine(unplaced));
 		} else if (last) {
 			addLine(
 				entry,
-				'Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.',
+				`Not found in the SMS list when this run looked it up (for 8 s); it may still appear there.${older ? olderText(older, zone) : ''}`,
 			);
 		}
 	});

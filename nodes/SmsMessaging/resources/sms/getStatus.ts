@@ -13,14 +13,17 @@ import { maskedSmsRecord } from '../../../shared/approvalLink';
 import { errorItem, nodeError } from '../../../shared/requests/errors';
 import { itemParameterReader } from '../../../shared/input/itemParameters';
 import { repeatedPagesError } from '../../../shared/lists/list';
-import { hasOffset } from '../../../shared/input/apiTime';
+import { apiTime, apiZoneOf, hasOffset } from '../../../shared/input/apiTime';
+import type { FoundMessage, SentMessage } from '../../../shared/lists/matching';
+import { findSentMessages, type SmsPageReader } from '../../../shared/lists/sentMessages';
 import {
-	findSentMessages,
-	type FoundMessage,
-	type SentMessage,
-	type SmsPageReader,
-} from '../../../shared/lists/sentMessages';
-import { CLOCK_MARGIN_MS, utcDay, windowStartMs } from '../../../shared/lists/sentWindow';
+	CLOCK_MARGIN_MS,
+	futureText,
+	olderText,
+	SET_API_TIME_ZONE,
+	utcDay,
+	windowStartMs,
+} from '../../../shared/lists/sentWindow';
 import { smsListReader } from '../../../shared/lists/smsListReader';
 import { sharedLimiter } from '../../../shared/requests/limiter';
 import { apiCredentials, RunProgress } from '../../../shared/requests/transport';
@@ -116,9 +119,6 @@ interface Lookup {
 	message: SentMessage;
 }
 
-/** UTC+14:00, the zone furthest east a time without an offset may have been written in. */
-const ZONE_EAST_MS = 14 * 3_600_000;
-
 /** How long after it went out a message not in the list is "not in the list yet". */
 const NOT_LISTED_YET_MS = 3_600_000;
 
@@ -127,6 +127,7 @@ function readLookup(
 	this: IExecuteFunctions,
 	read: Record<'recipient' | 'message' | 'messageId' | 'sentAt', (itemIndex: number) => unknown>,
 	itemIndex: number,
+	zone: string,
 ): Lookup {
 	const ref = fieldsOf(this.getNode(), itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -135,13 +136,13 @@ function readLookup(
 		: 2;
 	const messageId = read.messageId(itemIndex);
 	const givenSentAt = read.sentAt(itemIndex);
-	const sentAt = isSet(givenSentAt) ? dateTime(ref('sentAt', 'Sent At'), givenSentAt) : undefined;
+	const given = isSet(givenSentAt) ? dateTime(ref('sentAt', 'Sent At'), givenSentAt) : undefined;
 	// A Sent At without an offset (the list's own, as Send gives a message it found there) is the
-	// API's local time: it says no more than its earliest reading in any zone (UTC+14:00).
-	const placed = typeof givenSentAt !== 'string' || hasOffset(givenSentAt);
-	const earliest = sentAt === undefined ? -Infinity : sentAt - (placed ? 0 : ZONE_EAST_MS);
+	// API's local time, in the credential's API Time Zone; one with an offset is n8n's own moment.
+	const local = given !== undefined && typeof givenSentAt === 'string' && !hasOffset(givenSentAt);
+	const sentAt = local ? apiTime(givenSentAt, zone) : given;
 	// Records as old as the window, or as the message less the clocks' difference, whichever is later.
-	const since = Math.max(windowStartMs(lookbackDays), earliest - CLOCK_MARGIN_MS);
+	const since = Math.max(windowStartMs(lookbackDays), (sentAt ?? -Infinity) - CLOCK_MARGIN_MS);
 	return {
 		itemIndex,
 		lookbackDays,
@@ -151,29 +152,39 @@ function readLookup(
 			text: requiredText(ref('message', 'Message'), read.message(itemIndex)),
 			...(isSet(messageId) ? { messageId: String(messageId as string | number) } : {}),
 			since,
-			...(sentAt !== undefined && placed ? { sentAt } : {}),
+			...(given !== undefined && !local ? { sentAt: given } : {}),
 		},
 	};
 }
 
-/** The error of an item whose message the list does not show, or cannot tell from an older one. */
-function notFound(node: INode, lookup: Lookup, unplaced?: IDataObject): Error {
-	const { itemIndex, message } = lookup;
-	if (unplaced) {
+/**
+ * The error of an item whose message the list does not show, or whose times contradict the
+ * credential's API Time Zone (`future`).
+ */
+function notFound(
+	node: INode,
+	lookup: Lookup,
+	{ future, older, zone = 'UTC' }: FoundMessage,
+): Error {
+	if (future) {
 		return new NodeOperationError(
 			node,
-			`The message to ${message.recipient} cannot be told from an older one with the same text`,
+			`The SMS list's times contradict the credential's API Time Zone (${zone})`,
 			{
-				itemIndex,
-				description: `The SMS list holds a message to ${message.recipient} with this text sent at ${String(unplaced.sentAt)}, in the API's own time zone (it writes no offset), so it may be older than this message. Give Message ID and Sent At as SMS → Send's output gives them (the defaults read them): the message's own record then shows the API's zone.`,
+				itemIndex: lookup.itemIndex,
+				description: `${futureText(future, zone)} No message is taken for this one by such times. ${SET_API_TIME_ZONE}`,
 			},
 		);
 	}
-	return notListed(node, lookup);
+	return notListed(node, lookup, older ? olderText(older, zone) : '');
 }
 
-/** The error of an item whose message the list does not show. */
-function notListed(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lookup): Error {
+/** The error of an item whose message the list does not show (`older`: what an older one says). */
+function notListed(
+	node: INode,
+	{ itemIndex, lookbackDays, sentAt, message }: Lookup,
+	older: string,
+): Error {
 	const id = message.messageId === undefined ? '' : ` (message ID ${message.messageId})`;
 	if (sentAt !== undefined && Date.now() - sentAt < NOT_LISTED_YET_MS) {
 		return new NodeOperationError(
@@ -181,7 +192,7 @@ function notListed(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lo
 			`The message to ${message.recipient} is not in the SMS list yet`,
 			{
 				itemIndex,
-				description: `It went out at ${new Date(sentAt).toISOString()}, and the API lists a message some time after it accepts it. Run Get Delivery Status again later, for instance after a Wait node. An older message with the same number and text${id} is never taken for it.`,
+				description: `It went out at ${new Date(sentAt).toISOString()}, and the API lists a message some time after it accepts it. Run Get Delivery Status again later, for instance after a Wait node. An older message with the same number and text${id} is never taken for it.${older}`,
 			},
 		);
 	}
@@ -190,7 +201,7 @@ function notListed(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lo
 		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
 		{
 			itemIndex,
-			description: `No message to ${message.recipient} with this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.`,
+			description: `No message to ${message.recipient} with this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.${older}`,
 		},
 	);
 }
@@ -202,6 +213,7 @@ function notListed(node: INode, { itemIndex, lookbackDays, sentAt, message }: Lo
 function readLookups(
 	this: IExecuteFunctions,
 	itemCount: number,
+	zone: string,
 	fail: (caught: unknown, itemIndex: number) => void,
 ): Lookup[] {
 	const read = {
@@ -213,7 +225,7 @@ function readLookups(
 	const lookups: Lookup[] = [];
 	for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
 		try {
-			lookups.push(readLookup.call(this, read, itemIndex));
+			lookups.push(readLookup.call(this, read, itemIndex, zone));
 		} catch (caught) {
 			fail(caught, itemIndex);
 		}
@@ -259,14 +271,16 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	};
 
 	let settings: RequestSettings;
+	let zone: string;
 	try {
 		settings = requestSettings.call(this);
+		zone = apiZoneOf(node, await apiCredentials(this));
 	} catch (caught) {
 		const error = nodeError(node, caught, 0);
 		if (!continueOnFail) throw error;
 		return [items.map((_, itemIndex) => errorItem(error, itemIndex))];
 	}
-	const lookups = readLookups.call(this, items.length, fail);
+	const lookups = readLookups.call(this, items.length, zone, fail);
 	if (lookups.length === 0) return [results];
 
 	const first = lookups[0].itemIndex;
@@ -275,7 +289,7 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 	try {
 		found = await findSentMessages(
 			lookups.map(({ message }) => message),
-			{ ...smsList, repeated: repeatedPagesError(node, 'running it again is safe', first) },
+			{ ...smsList, zone, repeated: repeatedPagesError(node, 'running it again is safe', first) },
 		);
 	} catch (caught) {
 		// The list could not be read: no item has an answer.
@@ -283,13 +297,13 @@ export async function getStatus(this: IExecuteFunctions): Promise<INodeExecution
 		return [results];
 	}
 	lookups.forEach((lookup, k) => {
-		const { record, unplaced } = found[k];
+		const { record } = found[k];
 		if (record)
 			results[lookup.itemIndex] = {
 				json: maskedSmsRecord(record),
 				pairedItem: { item: lookup.itemIndex },
 			};
-		else fail(notFound(node, lookup, unplaced), lookup.itemIndex);
+		else fail(notFound(node, lookup, found[k]), lookup.itemIndex);
 	});
 	return [results];
 }
