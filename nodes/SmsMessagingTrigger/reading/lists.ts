@@ -2,7 +2,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
-import { isLastPage, type RepeatedPages } from '../../shared/lists/pages';
+import { isLastPage, pageFrom, type RepeatedPages } from '../../shared/lists/pages';
 import { DeadlinePassed } from '../../shared/requests/deadline';
 import type { ListName } from '../state/picture';
 
@@ -77,23 +77,6 @@ function pageAt(offset: number, size: number): { page: number; records: number }
 		if (offset % records === 0) return { page: offset / records + 1, records };
 	}
 	return { page: offset + 1, records: 1 };
-}
-
-/** The smallest page asked for when a reading goes on from a place in the list. */
-const MIN_PAGE_SIZE = 50;
-
-/**
- * The page that starts at or before `from` and reaches furthest, at a size from MIN_PAGE_SIZE to
- * the largest: pages are numbered by the size asked for, so a reading that goes on from any place
- * still reads at least half a page more.
- */
-function pageFrom(from: number): { offset: number; size: number } {
-	let best = { offset: 0, size: MAX_PAGE_SIZE, reach: MAX_PAGE_SIZE };
-	for (let size = MAX_PAGE_SIZE; size >= MIN_PAGE_SIZE; size--) {
-		const offset = Math.floor(from / size) * size;
-		if (offset + size > best.reach) best = { offset, size, reach: offset + size };
-	}
-	return best;
 }
 
 /**
@@ -185,8 +168,8 @@ export class Lists {
 	 * oldest first with `ascending`).
 	 */
 	async pageFrom(list: ListName, from: number, ascending = false): Promise<Page> {
-		const { offset, size } = pageFrom(from);
-		return await this.page(list, offset, size, ascending);
+		const { page, size } = pageFrom(from, MAX_PAGE_SIZE);
+		return await this.page(list, (page - 1) * size, size, ascending);
 	}
 
 	/** The first page of a list (asked once a poll). */

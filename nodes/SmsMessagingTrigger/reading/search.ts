@@ -1,5 +1,6 @@
 // The readings that find what a count shows changed: a list's top, a list down, one message.
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import { BACK_OFF } from '../../shared/lists/pages';
 import { TRACKED_LISTS, type Counts, type ListName } from '../state/picture';
 import type { Findings } from './findings';
 import type { Lists, Page } from './lists';
@@ -9,12 +10,6 @@ import type { Lists, Page } from './lists';
  * next starts on the last record of the one before.
  */
 export const OVERLAP = 1;
-
-/**
- * How far back a reading asks again when the next page does not reach the last record read: that
- * many messages left the list above it meanwhile (a delivery), and as many would be skipped.
- */
-const BACK_OFF = 25;
 
 /** What a poll's searches share. */
 export interface Search {
