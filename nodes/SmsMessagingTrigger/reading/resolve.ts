@@ -51,8 +51,8 @@ export async function resolve(
 	const resolver = new Resolver(search, watched);
 	const { PENDING, SENT } = search.observed;
 	const clean = await withinBudget(async () => {
+		if (PENDING + SENT <= IN_FLIGHT_WHOLE) await resolver.readInFlight();
 		if (full) await resolver.readWhole(full.from);
-		else if (PENDING + SENT <= IN_FLIGHT_WHOLE) await resolver.readInFlight();
 		return await resolver.run();
 	});
 	const end = clean === OUT_OF_TIME ? 'out of time' : clean ? 'clean' : 'unclean';
@@ -98,33 +98,46 @@ class Resolver {
 	 * down to the mark when the new messages fit.
 	 */
 	async readWhole(from?: FullReadingFrom): Promise<void> {
-		const { picture } = this.search.findings;
 		const lists = TRACKED_LISTS.slice(from ? TRACKED_LISTS.indexOf(from.list) : 0);
 		let pages = 0;
 		for (const list of lists) {
-			this.fullReadingAt = { list };
-			const resumed = list === from?.list && from.id !== undefined;
-			// The members below the mark begin after the ones above it and the records the picture
-			// does not know (a bulk send counted, not read: as the API counts them now, since n8n may
-			// not have stored the poll that counted them).
-			const above = picture
-				.membersOf(list)
-				.filter((id) => id > (resumed ? from.id! : picture.marks.top));
-			const unknown = Math.max(0, this.search.observed[list] - picture.knownIn(list));
-			const known = unknown + above.length - (resumed ? 0 : 1);
-			if (known > MAX_PAGE_SIZE || resumed) {
-				this.cursors.set(list, { offset: known, ended: false, met: false, lastId: from?.id });
-			}
+			const resumed = list === from?.list ? from.id : undefined;
+			this.fullReadingAt = { list, id: resumed };
+			// A list this poll read whole already (the in-flight lists, 2,000 or fewer).
+			const read = this.cursors.get(list);
+			if (read?.ended && read.met) continue;
+			if (pages >= FULL_READING_PAGES) return;
+			const start = this.fullReadingStart(list, resumed);
+			// Within the first page, the reading goes on after it (asked already).
+			if (start.offset > MAX_PAGE_SIZE || resumed !== undefined) this.cursors.set(list, start);
 			await this.read(list, (_, page) => {
 				const last = page.records.at(-1);
 				if (last) this.fullReadingAt = { list, id: Number(last.id) };
 				return ++pages < FULL_READING_PAGES;
 			});
-			if (!(await this.cursor(list)).ended) return;
+			const cursor = await this.cursor(list);
+			// Two pages that did not meet (records left the list faster than the reading went back),
+			// or an empty page: the list is read again from its start at the next poll.
+			if (!cursor.met) this.fullReadingAt = { list };
+			if (!cursor.met || !cursor.ended) return;
 		}
 		this.fullReadingAt = undefined;
 		if (this.newFits()) await this.readAllToTop();
 		await lookUpGone(this.search);
+	}
+
+	/**
+	 * Where the full reading of `list` begins: where the members below the mark begin (after the
+	 * ones above it and the records the picture does not know: a bulk send counted, not read, as
+	 * the API counts them now, since n8n may not have stored the poll that counted them), or after
+	 * the record `after` where a poll before stopped.
+	 */
+	private fullReadingStart(list: StatusList, after?: number): Cursor {
+		const { picture } = this.search.findings;
+		const above = picture.membersOf(list).filter((id) => id > (after ?? picture.marks.top));
+		const unknown = Math.max(0, this.search.observed[list] - picture.knownIn(list));
+		const offset = Math.max(0, unknown + above.length - (after === undefined ? 1 : 0));
+		return { offset, ended: false, met: true, lastId: after };
 	}
 
 	/** PENDING and SENT to their end, and where each message that left them went. */

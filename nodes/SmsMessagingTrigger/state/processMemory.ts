@@ -52,7 +52,11 @@ export function startFrom(key: string, staticData: TriggerStaticData): PollStart
 	const json = canonical(staticData);
 	const fingerprint = fingerprintOf(json);
 	const last = lastPolls.get(key);
-	if (last && last.from === fingerprint && last.fingerprint !== fingerprint) {
+	// Only for what is watched now: a baseline taken for other Watch Statuses or filters, which n8n
+	// did not store, would swallow what changed since (the user went back to the stored ones).
+	const sameScope = () =>
+		(JSON.parse(last!.stored) as TriggerStaticData).scope === staticData.scope;
+	if (last && last.from === fingerprint && last.fingerprint !== fingerprint && sameScope()) {
 		return { state: JSON.parse(last.stored) as TriggerStaticData, key, from: last.from, last };
 	}
 	return { state: JSON.parse(json) as TriggerStaticData, key, from: fingerprint, last };

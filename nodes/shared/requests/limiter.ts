@@ -71,12 +71,7 @@ class Pool {
 		}
 		this.lastUsed = performance.now();
 		if (this.inFlight < this.window && this.turns.length === 0) this.inFlight++;
-		else {
-			await new Promise<void>((resolve) => {
-				if (queue.length === 0) this.turns.push(queue);
-				queue.push(resolve);
-			});
-		}
+		else await this.turn(queue, deadline);
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
 		for (;;) {
 			const now = performance.now();
@@ -92,6 +87,28 @@ class Pool {
 		permit.startedAt = this.lastStartAt = performance.now();
 		permit.epoch = this.control?.epoch ?? 0;
 		return permit;
+	}
+
+	/**
+	 * Waits in `queue` for room in the window; throws DeadlinePassed, out of the queue, when the
+	 * run's deadline comes first.
+	 */
+	private async turn(queue: Array<() => void>, deadline?: number): Promise<void> {
+		let granted!: () => void;
+		const turn = new Promise<void>((resolve) => {
+			granted = resolve;
+			if (queue.length === 0) this.turns.push(queue);
+			queue.push(resolve);
+		});
+		if (deadline === undefined) return await turn;
+		const late = sleep(Math.max(0, deadline - Date.now())).then(() => 'late' as const);
+		if ((await Promise.race([turn.then(() => 'granted' as const), late])) === 'granted') return;
+		const place = queue.indexOf(granted);
+		// Given a place as the deadline came: the permit is this run's.
+		if (place < 0) return;
+		queue.splice(place, 1);
+		if (queue.length === 0) this.turns.splice(this.turns.indexOf(queue), 1);
+		throw new DeadlinePassed();
 	}
 
 	release(permit: Permit, signal?: Signal): void {

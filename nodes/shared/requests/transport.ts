@@ -333,11 +333,12 @@ export async function requestLoop(
 			if (next.retryAfter !== undefined) gate.holdFor(next.retryAfter);
 		}
 		if (next.wait === undefined) return next.end;
+		// A refusal holds back the whole gate, whether or not this request waits for it; any other
+		// failure only this request.
+		if (next.refused) gate.holdFor(next.wait);
 		if (passes(deadline, next.wait)) throw new DeadlinePassed();
 		ifStopped = next.end;
-		// A refusal holds back the whole gate; any other failure only this request.
-		if (next.refused) gate.holdFor(next.wait);
-		else await sleep(next.wait);
+		if (!next.refused) await sleep(next.wait);
 	}
 }
 
