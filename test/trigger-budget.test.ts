@@ -2,6 +2,8 @@
 // Retry-After, a retry's backoff and the shared limiter's hold end the poll when they would pass
 // it; the poll emits and stores what it found, and the next goes on. On a clock the test controls
 // (test/helpers/virtual-clock.ts), in each of n8n's three poll modes (test/helpers/poll.ts).
+import { DeadlinePassed } from '../nodes/shared/requests/deadline';
+import { Limiter } from '../nodes/shared/requests/limiter';
 import { activateTrigger, POLL_MODES, type ActiveTrigger } from './helpers/poll';
 import { useSimulator } from './helpers/simulator';
 import { useVirtualClock } from './helpers/virtual-clock';
@@ -99,3 +101,19 @@ describe.each(POLL_MODES)(
 		}, 300_000);
 	},
 );
+
+describe("The shared limiter's turn within a run's deadline", () => {
+	test('a request waiting for room behind another run ends at its deadline, out of the queue; the next gets the room', async () => {
+		const limiter = new Limiter(false, 1);
+		const held = await limiter.acquire();
+		const began = Date.now();
+		await expect(limiter.acquire(Date.now() + 500)).rejects.toThrow(DeadlinePassed);
+		expect(Date.now() - began).toBeGreaterThanOrEqual(500);
+		expect(Date.now() - began).toBeLessThan(600);
+		// Nothing of the request that gave up stays in the queue: the room goes to the next.
+		const next = limiter.acquire(Date.now() + 10_000);
+		limiter.release(held);
+		limiter.release(await next);
+		limiter.release(await limiter.acquire());
+	});
+});

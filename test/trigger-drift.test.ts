@@ -340,3 +340,41 @@ describe("SMS Messaging Trigger: n8n's task scheduler, a bulk send in flight", (
 		600_000,
 	);
 });
+
+describe('SMS Messaging Trigger: Watch Statuses changed and changed back, durable cursors', () => {
+	test('a failure between the two re-publishings comes once: the baseline of the other Watch Statuses, not stored, is not taken for the ones stored', async () => {
+		const clock = testClock(Math.floor(Date.now() / HOUR_MS) * HOUR_MS + 5 * MINUTE_MS + 7_000);
+		const sent = Array.from({ length: 5 }, (_, i) => message('SENT', clock.now() - HOUR_MS + i));
+		const failedOnly = { statuses: ['FAILED'] };
+		const first = await activate(clock, 'durable', failedOnly);
+		clock.set(clock.now() + MINUTE_MS);
+		expect((await pollAt(clock, first)).pairs).toEqual([]);
+		// Re-published with DELIVERED and FAILED (its baseline is not stored under durable cursors),
+		const other = await clock.run(() =>
+			activateTrigger({
+				parameters: { statuses: ['DELIVERED', 'FAILED'] },
+				credentials: ctx.credentials,
+				mode: 'durable',
+				staticData: first.savedStaticData,
+				activation: 'update',
+			}),
+		);
+		ctx.sim.setSmsStatus(sent[0].id, 'FAILED');
+		// then back to FAILED alone before any scheduled poll.
+		const back = await clock.run(() =>
+			activateTrigger({
+				parameters: failedOnly,
+				credentials: ctx.credentials,
+				mode: 'durable',
+				staticData: other.savedStaticData,
+				activation: 'update',
+			}),
+		);
+		const emitted = emittedPairs(back.atActivation.items);
+		clock.set(clock.now() + MINUTE_MS);
+		emitted.push(...(await pollAt(clock, back)).pairs);
+		clock.set(clock.now() + MINUTE_MS);
+		emitted.push(...(await pollAt(clock, back)).pairs);
+		expect(emitted).toEqual([`${sent[0].id}:FAILED`]);
+	});
+});
