@@ -58,7 +58,11 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 	if (this.getMode() === 'manual') return await newestMatching(watch, readPage);
 	const staticData = this.getWorkflowStaticData('node') as TriggerStaticData;
 	return await withLease(staticData, async (renew, stillHeld) => {
-		const start = startFrom(`${this.getWorkflow().id ?? ''}/${this.getNode().id}`, staticData);
+		const start = startFrom(
+			`${this.getWorkflow().id ?? ''}/${this.getNode().id}`,
+			staticData,
+			watch.scope,
+		);
 		const source: ListSource = {
 			read: async (query) => {
 				renew();

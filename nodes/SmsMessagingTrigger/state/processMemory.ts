@@ -47,15 +47,17 @@ interface PollStart {
 	last?: LastPoll;
 }
 
-/** The state a poll of trigger `key` goes on from, given the static data n8n gave it. */
-export function startFrom(key: string, staticData: TriggerStaticData): PollStart {
+/**
+ * The state a poll of trigger `key` goes on from, given the static data n8n gave it and what it
+ * watches now (`scope`, watch.ts).
+ */
+export function startFrom(key: string, staticData: TriggerStaticData, scope: string): PollStart {
 	const json = canonical(staticData);
 	const fingerprint = fingerprintOf(json);
 	const last = lastPolls.get(key);
 	// Only for what is watched now: a baseline taken for other Watch Statuses or filters, which n8n
 	// did not store, would swallow what changed since (the user went back to the stored ones).
-	const sameScope = () =>
-		(JSON.parse(last!.stored) as TriggerStaticData).scope === staticData.scope;
+	const sameScope = () => (JSON.parse(last!.stored) as TriggerStaticData).scope === scope;
 	if (last && last.from === fingerprint && last.fingerprint !== fingerprint && sameScope()) {
 		return { state: JSON.parse(last.stored) as TriggerStaticData, key, from: last.from, last };
 	}
