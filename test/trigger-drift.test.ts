@@ -4,7 +4,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { activateTrigger, POLL_MODES, type ActiveTrigger, type PollMode } from './helpers/poll';
-import { useSimulator } from './helpers/simulator';
+import { hold, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 0 });
 
@@ -242,17 +242,24 @@ describe('SMS Messaging Trigger: a poll that loses its lease (n8n default path)'
 		const sent = Array.from({ length: 5 }, (_, i) => message('SENT', clock.now() - HOUR_MS + i));
 		for (let i = 0; i < 30; i++) message('DELIVERED', clock.now() - 2 * HOUR_MS + i);
 		const trigger = await activate(clock, 'memory', {});
-		// The first failure, seen by the poll that hangs (its request for the DELIVERED list
-		// is held 400 ms of the machine's time while n8n's clock moves 11 minutes on).
+		// The first failure, seen by the poll that hangs (its request for the DELIVERED list is
+		// answered only after n8n's clock moved 11 minutes on and another poll took over).
 		ctx.sim.setSmsStatus(sent[0].id, 'FAILED');
 		clock.set(clock.now() + MINUTE_MS);
-		ctx.sim.inject({ path: '/sms', query: { status: 'DELIVERED' }, delayMs: 400 });
+		const held = hold();
+		ctx.sim.inject({
+			path: '/sms',
+			query: { status: 'DELIVERED' },
+			beforeAnswer: held.arrived,
+			heldUntil: held.released,
+		});
 		const hanging = clock.run(() => trigger.poll());
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await held.arrival;
 		clock.set(clock.now() + 11 * MINUTE_MS);
 		// The poll that takes over sees the first failure and a second one.
 		ctx.sim.setSmsStatus(sent[1].id, 'FAILED');
 		const takenOver = await pollAt(clock, trigger);
+		held.release();
 		expect(takenOver.pairs.sort()).toEqual([`${sent[0].id}:FAILED`, `${sent[1].id}:FAILED`].sort());
 		const late = await hanging;
 		expect(late.error).toBeUndefined();

@@ -7,7 +7,7 @@ import {
 	type PollMode,
 	type PollOutcome,
 } from './helpers/poll';
-import { useSimulator } from './helpers/simulator';
+import { hold, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 0 });
 
@@ -166,11 +166,21 @@ async function runHistory({
 		if (field && mode === 'memory' && clean && random() < 0.08) {
 			// A poll that hangs on one request past its lease (10 minutes), and the next that takes
 			// over: the one that took over is the clean poll.
-			ctx.sim.inject({ path: '/sms', skip: Math.floor(random() * 5), delayMs: 300 });
+			const hung = hold();
+			ctx.sim.inject({
+				path: '/sms',
+				skip: Math.floor(random() * 5),
+				beforeAnswer: hung.arrived,
+				heldUntil: hung.released,
+			});
 			const hanging = at(now(), () => trigger.poll());
-			await new Promise((resolve) => setTimeout(resolve, 100));
+			// A poll that ended before its request was held leaves nothing held for the next.
+			if (!(await Promise.race([hung.arrival.then(() => true), hanging.then(() => false)]))) {
+				hung.release();
+			}
 			minutes += 11;
 			outcome = await at(now(), () => trigger.poll());
+			hung.release();
 			const late = await hanging;
 			if (late.items !== null) problems.push(`round ${round}: a poll that lost its lease emitted`);
 		} else outcome = await at(now(), () => trigger.poll());

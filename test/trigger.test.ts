@@ -710,7 +710,9 @@ describe('the simulator models delivery', () => {
 	const sim = new Simulator({
 		token: TOKEN,
 		smsRecords: 0,
-		deliveryDelayMs: 300,
+		// Longer than any run here: the messages leave SENT when the test moves the model's clock
+		// (`settle`), not when a loaded machine happens to be slow before the trigger's baseline.
+		deliveryDelayMs: 600_000,
 		failureRate: 0.3,
 	});
 	let credentials: typeof ctx.credentials;
@@ -735,7 +737,7 @@ describe('the simulator models delivery', () => {
 		const trigger = await activateTrigger({ parameters: {}, credentials });
 		expect(trigger.atActivation.items).toBeNull();
 
-		await new Promise((resolve) => setTimeout(resolve, 400));
+		sim.settle(Date.now() + 600_000);
 		const { items } = await trigger.poll();
 
 		expect(ids(items).sort()).toEqual([...sentIds].sort());

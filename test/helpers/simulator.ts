@@ -25,3 +25,16 @@ export function useSimulator(options: ConstructorParameters<typeof Simulator>[0]
 	afterAll(async () => await context.sim.stop());
 	return context;
 }
+
+/**
+ * A request the test holds: pass `arrived` as a fault's `beforeAnswer` and `released` as its
+ * `heldUntil`; `arrival` settles once the request reached the simulator, and its answer goes out
+ * at `release()`.
+ */
+export function hold() {
+	let arrived!: () => void;
+	let release!: () => void;
+	const arrival = new Promise<void>((resolve) => (arrived = resolve));
+	const released = new Promise<void>((resolve) => (release = resolve));
+	return { arrived, arrival, released, release };
+}

@@ -543,6 +543,8 @@ class Simulator {
 	 * @param {number} [fault.delayMs] wait before answering (on any host and endpoint; the request
 	 *   is processed when the wait ends, or at once with `process`, even if the client gave up;
 	 *   reset() and stop() drop answers still waiting)
+	 * @param {Promise<unknown>} [fault.heldUntil] like delayMs, but the answer waits until this
+	 *   promise settles (a test that lets a request hang while it does something else)
 	 * @param {'not-json'|'no-data'|'no-content'} [fault.malformed] a 2xx with a broken body
 	 * @param {'reset'} [fault.network] destroy the connection without an answer
 	 * @param {boolean} [fault.process] with network or delayMs: process the request first
@@ -727,7 +729,7 @@ class Simulator {
 			const fault = this.takeFault(role, path, req.method, record.query, body);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
-			if (!fault?.delayMs) return this.answer(role, record, url, fault, res);
+			if (!fault?.delayMs && !fault?.heldUntil) return this.answer(role, record, url, fault, res);
 			// Processed now (`process`) or when the wait ends, answered when it ends. Like a slow real
 			// server it processes the request even if the client gave up meanwhile (the answer then
 			// goes nowhere); reset() and stop() drop it instead, so it cannot touch the next test.
@@ -736,13 +738,15 @@ class Simulator {
 					? this.route(role, record, url, fault)
 					: undefined;
 			if (processed) record.status = processed[0];
-			const entry = {
-				res,
-				timer: setTimeout(() => {
-					this.pending.delete(entry);
-					this.answer(role, record, url, fault, res, processed);
-				}, fault.delayMs),
+			const entry = { res, timer: undefined };
+			const release = () => {
+				// Dropped meanwhile by reset() or stop().
+				if (!this.pending.has(entry)) return;
+				this.pending.delete(entry);
+				this.answer(role, record, url, fault, res, processed);
 			};
+			if (fault.heldUntil) void fault.heldUntil.then(release, release);
+			else entry.timer = setTimeout(release, fault.delayMs);
 			this.pending.add(entry);
 		});
 	}
