@@ -2,7 +2,7 @@
 // its own work and in the workflow's static data, over a window of 10,000 messages, one of
 // 150,000, and a bulk send of 100,000, through n8n-core's poll machinery against the simulator on
 // 127.0.0.1, in each of n8n's three poll modes (test/helpers/poll.ts). The trigger as it was
-// before issue 56 (an earlier build, BENCH_BEFORE) and as it is now run the same steps, each in
+// before issue 63 (an earlier build, BENCH_BEFORE) and as it is now run the same steps, each in
 // its own process; writes its section of BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,8 +21,8 @@ import { buildBefore } from './before';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { Simulator } = require(path.join(packageRoot(), 'test/simulator/simulator'));
 
-/** The build measured as "before": the last commit before issue 56. */
-const BEFORE = process.env.BENCH_BEFORE || 'f280696';
+/** The build measured as "before": the last commit before issue 63. */
+const BEFORE = process.env.BENCH_BEFORE || 'c6aea73';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -304,7 +304,7 @@ Produced by \`npm run bench:trigger\` on ${new Date().toISOString().slice(0, 10)
 PollContext and PollTriggerExecutor against the simulator on 127.0.0.1, in each of n8n's three poll
 modes (its default path with the workflow in memory; n8n 2.41's task scheduler, a workflow from the
 database at every poll and its static data stored only when a poll emits; durable cursors, stored
-after every poll), once as it was before issue 56 (\`${BEFORE}\`, built into a temporary folder)
+after every poll), once as built from \`${BEFORE}\` (by default the last commit before issue 63), in a temporary folder,
 and once as it is now, each in its own process, the same steps on the same lists. Each window holds
 messages 92% DELIVERED, 4% FAILED and 4% SENT, spread evenly. Each step changes the list, then
 polls once, a minute after the step before unless it says otherwise; "List requests" are the
