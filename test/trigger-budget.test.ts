@@ -5,7 +5,7 @@
 import { DeadlinePassed } from '../nodes/shared/requests/deadline';
 import { Limiter } from '../nodes/shared/requests/limiter';
 import { activateTrigger, POLL_MODES, type ActiveTrigger } from './helpers/poll';
-import { useSimulator } from './helpers/simulator';
+import { addMessage, useSimulator } from './helpers/simulator';
 import { useVirtualClock } from './helpers/virtual-clock';
 
 useVirtualClock();
@@ -17,15 +17,8 @@ const HOUR_MS = 60 * MINUTE_MS;
 const emittedPairs = (items: Array<{ json: Record<string, unknown> }> | null) =>
 	(items ?? []).map(({ json }) => `${String(json.id)}:${String(json.status)}`);
 
-function message(status: string, sentAt: number) {
-	return ctx.sim.addSms({
-		recipient: `2547${String(10_000_000 + ctx.sim.sms.length)}`,
-		content: `Your code is ${1000 + ctx.sim.sms.length}`,
-		status,
-		sentAt: new Date(sentAt).toISOString(),
-		campaignId: undefined,
-	});
-}
+/** A message in `status`, sent at `sentAt`. */
+const message = (status: string, sentAt: number) => addMessage(ctx.sim, status, sentAt);
 
 /** A poll after `wait` of this clock: what it emitted and how long it ran. */
 async function timedPoll(trigger: ActiveTrigger, wait = MINUTE_MS) {

@@ -4,7 +4,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { activateTrigger, POLL_MODES, type ActiveTrigger, type PollMode } from './helpers/poll';
-import { hold, useSimulator } from './helpers/simulator';
+import { addMessage, hold, useSimulator } from './helpers/simulator';
 
 const ctx = useSimulator({ smsRecords: 0 });
 
@@ -32,16 +32,8 @@ function testClock(start: number) {
 const afterClock: Array<() => void> = [];
 afterEach(() => afterClock.splice(0).forEach((restore) => restore()));
 
-/** A message sent `hoursAgo` hours before `now`. */
-function message(status: string, sentAt: number) {
-	return ctx.sim.addSms({
-		recipient: `2547${String(10_000_000 + ctx.sim.sms.length)}`,
-		content: `Your code is ${1000 + ctx.sim.sms.length}`,
-		status,
-		sentAt: new Date(sentAt).toISOString(),
-		campaignId: undefined,
-	});
-}
+/** A message in `status`, sent at `sentAt`. */
+const message = (status: string, sentAt: number) => addMessage(ctx.sim, status, sentAt);
 
 async function activate(
 	clock: ReturnType<typeof testClock>,

@@ -38,3 +38,14 @@ export function hold() {
 	const released = new Promise<void>((resolve) => (release = resolve));
 	return { arrived, arrival, released, release };
 }
+
+/** Adds a message to the simulator's SMS list, in `status`, sent at `sentAt` (ms since the epoch). */
+export function addMessage(sim: Simulator, status: string, sentAt: number) {
+	return sim.addSms({
+		recipient: `2547${String(10_000_000 + sim.sms.length)}`,
+		content: `Your code is ${1000 + sim.sms.length}`,
+		status,
+		sentAt: new Date(sentAt).toISOString(),
+		campaignId: undefined,
+	});
+}
