@@ -6,9 +6,10 @@ import { smsListReader } from '../shared/lists/smsListReader';
 import { utcDay } from '../shared/lists/sentWindow';
 import { sharedLimiter } from '../shared/requests/limiter';
 import { apiCredentials, RunProgress } from '../shared/requests/transport';
+import { apiZoneOf } from '../shared/input/apiTime';
 import { repeatedPagesError } from '../shared/lists/list';
 import { takeBaseline } from './reading/baseline';
-import { Findings } from './reading/findings';
+import { Findings, type PollWindow } from './reading/findings';
 import { readFirstPages } from './reading/firstPages';
 import { isFullReadingDue, newWindow, reanchor, takeCounts } from './reading/fullReading';
 import {
@@ -41,6 +42,8 @@ const RAISE_PAGES = { quiet: 2, emitting: 20 };
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const watch = readWatch.call(this);
 	const credentials = await apiCredentials(this);
+	// Before any request: an API Time Zone that names no zone is an error naming the field.
+	const zone = apiZoneOf(this.getNode(), credentials);
 	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 	const deadline = Date.now() + (budget ?? DEFAULT_BUDGET_MS);
 	// The poll's reads wait their turn with the other runs that use this credential and host under
@@ -71,7 +74,7 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 			deadline,
 			repeated: repeatedPagesError(this.getNode(), 'the next poll reads it again'),
 		};
-		const polled = await pollOnce(watch, source, start.state);
+		const polled = await pollOnce(watch, source, start.state, zone);
 		// A poll that held the trigger too long, and another took over, stores and emits nothing:
 		// the one that took over read the lists after it.
 		if (!stillHeld() || !stillCurrent(start) || polled === undefined) return null;
@@ -108,9 +111,10 @@ async function pollOnce(
 	watch: Watch,
 	source: ListSource,
 	state: TriggerStaticData,
+	zone: string,
 ): Promise<{ records: IDataObject[]; state: TriggerStaticData } | undefined> {
 	const now = Date.now();
-	const window = { today: utcDay(now), startDay: watch.startDay, now };
+	const window: PollWindow = { today: utcDay(now), startDay: watch.startDay, now, zone };
 	const watched = new Set(watch.statuses as Status[]);
 	let picture = loadPicture(state, watch.scope, watched);
 	let records: IDataObject[] = [];
@@ -130,7 +134,7 @@ async function pollOnce(
 async function baselineWithin(
 	lists: Lists,
 	watched: Set<Status>,
-	window: PollSetting['window'],
+	window: PollWindow,
 ): Promise<Picture | undefined> {
 	const picture = await withinBudget(async () => await takeBaseline(lists, watched, window));
 	return picture === OUT_OF_TIME ? undefined : picture;
@@ -139,7 +143,7 @@ async function baselineWithin(
 interface PollSetting {
 	watch: Watch;
 	source: ListSource;
-	window: { today: string; startDay: string; now: number };
+	window: PollWindow;
 	staticData: TriggerStaticData;
 }
 

@@ -1,8 +1,7 @@
 // The baseline poll: the picture taken of what exists when the trigger starts watching.
-import { apiTime } from '../../shared/input/apiTime';
 import { Picture, TRACKED_LISTS, type Counts, type Status } from '../state/picture';
 import { readFirstPages } from './firstPages';
-import { Findings } from './findings';
+import { Findings, type PollWindow } from './findings';
 import type { Lists } from './lists';
 import { LISTING_LAG_MS } from './raiseMark';
 import { after, readDown, type Search } from './search';
@@ -18,7 +17,7 @@ import { after, readDown, type Search } from './search';
 export async function takeBaseline(
 	lists: Lists,
 	watched: Set<Status>,
-	window: { today: string; startDay: string; now: number },
+	window: PollWindow,
 ): Promise<Picture | undefined> {
 	const empty = { PENDING: 0, SENT: 0, DELIVERED: 0, FAILED: 0, ALL: 0 };
 	const marks = { top: 0, since: 0, listedUpTo: 0, belowTop: 0, newest: 0 };
@@ -36,7 +35,7 @@ export async function takeBaseline(
 	if (sum > observed.ALL || (sum < observed.ALL && !other)) return undefined;
 	const all = (await lists.first('ALL')).records.map((record) => ({
 		id: Number(record.id),
-		sentAt: apiTime(record.sentAt),
+		sentAt: findings.sentAt(record),
 	}));
 	const lagged = all.find(({ sentAt }) => sentAt <= window.now - LISTING_LAG_MS);
 	const top = lagged?.id ?? all.at(-1)?.id ?? 0;

@@ -1,6 +1,7 @@
 // What a poll learns from each page it reads: the changes, and the tracked messages gone from a list.
 import type { IDataObject } from 'n8n-workflow';
 
+import { apiTime } from '../../shared/input/apiTime';
 import { sentDayOf } from '../../shared/lists/sentWindow';
 import {
 	LISTS,
@@ -13,6 +14,17 @@ import {
 	type Status,
 } from '../state/picture';
 import type { Page } from './lists';
+
+/** When a poll runs, and the days and zone it reads Sent At by. */
+export interface PollWindow {
+	/** The UTC day of `now`. */
+	today: string;
+	/** The first UTC day of the window: messages sent before it are never emitted. */
+	startDay: string;
+	now: number;
+	/** The credential's API Time Zone: a Sent At without an offset is read in it. */
+	zone: string;
+}
 
 /**
  * The changes a poll found, and the tracked messages a page of their list should have shown and
@@ -28,14 +40,16 @@ export class Findings {
 
 	constructor(
 		readonly picture: Picture,
-		private readonly window: {
-			today: string;
-			/** The first UTC day of the window: messages sent before it are never emitted. */
-			startDay: string;
+		private readonly window: PollWindow & {
 			/** Whether a message newly in a watched status is emitted (false: the baseline poll). */
 			emitting: boolean;
 		},
 	) {}
+
+	/** When a record was sent (ms; NaN when its Sent At cannot be read). */
+	sentAt(record: IDataObject): number {
+		return apiTime(record.sentAt, this.window.zone);
+	}
 
 	/**
 	 * Takes a page into the picture: each record in the page's status (ALL: its own), and, for a
@@ -51,7 +65,7 @@ export class Findings {
 			const id = Number(record.id);
 			this.seen.set(id, record);
 			this.gone.delete(id);
-			const change = this.picture.see(record, status, this.window.today);
+			const change = this.picture.see(record, status, this.window);
 			if (change) {
 				this.changes.push(change);
 				changes++;
@@ -70,8 +84,8 @@ export class Findings {
 	private decide(id: number, status: Status, record: IDataObject): void {
 		if (!this.picture.watched.has(status) || this.picture.recorded(id).has(status)) return;
 		this.picture.record(id, status);
-		const { emitting, startDay, today } = this.window;
-		if (emitting && sentDayOf(record, today) >= startDay) this.toEmit.push(record);
+		const { emitting, startDay, today, zone } = this.window;
+		if (emitting && sentDayOf(record, today, zone) >= startDay) this.toEmit.push(record);
 	}
 
 	private judgeGone(page: Page): void {

@@ -1,5 +1,4 @@
 // Raising the high-water mark over the messages a poll has read, so that few stay tracked.
-import { apiTime } from '../../shared/input/apiTime';
 import { withinBudget } from './lists';
 import { OVERLAP, type Search } from './search';
 
@@ -35,7 +34,7 @@ function highestReadBy(search: Search, by: number): number {
 		.sort((a, b) => b - a);
 	for (const id of above) {
 		const record = seen.get(id);
-		if (record && apiTime(record.sentAt) <= by) return id;
+		if (record && search.findings.sentAt(record) <= by) return id;
 	}
 	return picture.marks.top;
 }
@@ -61,7 +60,7 @@ async function readUp(search: Search, now: number, pages: number): Promise<void>
 		for (const record of page.records) {
 			const id = Number(record.id);
 			if (id <= top) continue;
-			if (!(apiTime(record.sentAt) <= by)) break;
+			if (!(findings.sentAt(record) <= by)) break;
 			top = id;
 		}
 		if (top === picture.marks.top) return;

@@ -157,9 +157,13 @@ export class Picture {
 	 * not at all (the counts follow), undefined when it knew it so. A record the counts held
 	 * without knowing it (`unknownIn`) changes no count of its status.
 	 */
-	see(record: IDataObject, status: Status, today: string): Change | undefined {
+	see(
+		record: IDataObject,
+		status: Status,
+		{ today, zone }: { today: string; zone: string },
+	): Change | undefined {
 		const id = Number(record.id);
-		const day = sentDayOf(record, this.tracked.get(id)?.day ?? today);
+		const day = sentDayOf(record, this.tracked.get(id)?.day ?? today, zone);
 		const from = this.known(id) ?? this.fromUnknown(id, status);
 		if (from === status && this.tracked.has(id)) {
 			this.tracked.get(id)!.day = day;

@@ -18,9 +18,12 @@ export function utcDay(at: number): string {
 	return new Date(at).toISOString().slice(0, 10);
 }
 
-/** The UTC day a record of the list was sent on; `fallback` when its `sentAt` cannot be read. */
-export function sentDayOf(record: IDataObject, fallback: string): string {
-	const at = apiTime(record.sentAt);
+/**
+ * The UTC day a record of the list was sent on, its `sentAt` read in `zone` when written without an
+ * offset (the credential's API Time Zone); `fallback` when it cannot be read.
+ */
+export function sentDayOf(record: IDataObject, fallback: string, zone = 'UTC'): string {
+	const at = apiTime(record.sentAt, zone);
 	return Number.isNaN(at) ? fallback : utcDay(at);
 }
 
