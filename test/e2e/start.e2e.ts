@@ -8,7 +8,7 @@ import path from 'node:path';
 
 import { describeOnNewest, lineEndpoints, NEWEST_LINE, sparePorts } from './lines';
 import { postForm } from './form-post';
-import { N8n } from './n8n-rest';
+import { N8n, until } from './n8n-rest';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const local = require('../../scripts/lib/local-n8n');
@@ -214,6 +214,14 @@ describeOnNewest(`npm start on n8n ${line}, run as a user runs it`, () => {
 		// The approval SMS: its text, then the link whole on a line of its own.
 		const [, approvalId, approver, link] = await printed(
 			/SMS #(\d+) from ACME to (\d+): Send "Spring sale: 20% off everything until Sunday\. Reply STOP to opt out\." to 3 customers\?\n {4}(http:\/\/127\.0\.0\.1:\d+\/webhook-waiting\/\S+)\n/,
+		);
+		// The SMS goes out before n8n stores the execution as waiting (n8n 2.x answers a link opened
+		// in between with a 500: "Cannot read properties of undefined (reading 'resumeToken')").
+		// An approver's tap comes after that; so does the test's.
+		const [, executionId] = /\/webhook-waiting\/(\d+)\//.exec(link)!;
+		await until(
+			async () => await rest.executionOutput(executionId, 'Approval'),
+			({ status }) => status === 'waiting',
 		);
 		expect((await fetch(link)).status).toBe(200);
 		const approved = await postForm(link, { approved: 'true' });
