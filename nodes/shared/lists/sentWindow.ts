@@ -22,7 +22,7 @@ export function utcDay(at: number): string {
  * The UTC day a record of the list was sent on, its `sentAt` read in `zone` when written without an
  * offset (the credential's API Time Zone); `fallback` when it cannot be read.
  */
-export function sentDayOf(record: IDataObject, fallback: string, zone = 'UTC'): string {
+export function sentDayOf(record: IDataObject, fallback: string, zone: string): string {
 	const at = apiTime(record.sentAt, zone);
 	return Number.isNaN(at) ? fallback : utcDay(at);
 }
