@@ -95,6 +95,19 @@ function offsetAt(zone: number | Intl.DateTimeFormat, at: number): number {
  */
 export function apiTime(value: unknown, zone = 'UTC'): number {
 	if (typeof value !== 'string') return NaN;
+	if (last?.value === value && last.zone === zone) return last.at;
+	const at = readApiTime(value, zone);
+	last = { value, zone, at };
+	return at;
+}
+
+/**
+ * The last time `apiTime` read: the records of one bulk send share one Sent At, and a lookup reads
+ * each record's time more than once.
+ */
+let last: { value: string; zone: string; at: number } | undefined;
+
+function readApiTime(value: string, zone: string): number {
 	const parts = ISO_DATE_TIME.exec(value.trim());
 	if (!parts) return NaN;
 	const numbers = parts.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));

@@ -13,8 +13,8 @@ import {
 	matchSentMessages,
 	numberAndTextKey,
 	ownRecordId,
-	recipientOf,
 	type FoundMessage,
+	type ReadNumbers,
 	type SentMessage,
 } from './matching';
 import { walkPages, type ListOrder } from './pageWalker';
@@ -43,12 +43,16 @@ interface FindOptions {
  * The messages the API is known to have accepted at a time n8n saw (`sentAt`), by their id: their
  * records show the zone the API writes its times in.
  */
-function knownById(known: SentMessage[]): Map<string, Array<{ key: string; at: number }>> {
+function knownById(
+	known: SentMessage[],
+	read: ReadNumbers,
+): Map<string, Array<{ key: string; at: number }>> {
 	const byId = new Map<string, Array<{ key: string; at: number }>>();
 	for (const { messageId, sentAt, recipient, text } of known) {
 		if (!isSetId(messageId) || sentAt === undefined) continue;
 		const id = String(messageId);
-		byId.set(id, [...(byId.get(id) ?? []), { key: numberAndTextKey(recipient, text), at: sentAt }]);
+		const key = numberAndTextKey(recipient, text, read);
+		byId.set(id, [...(byId.get(id) ?? []), { key, at: sentAt }]);
 	}
 	return byId;
 }
@@ -60,10 +64,13 @@ interface SameNumberAndText {
 }
 
 /** The wanted messages by number and text, in the order they first come. */
-function byNumberAndText(wanted: SentMessage[]): Map<string, SameNumberAndText> {
+function byNumberAndText(
+	wanted: SentMessage[],
+	read: ReadNumbers,
+): Map<string, SameNumberAndText> {
 	const groups = new Map<string, SameNumberAndText>();
 	for (const message of wanted) {
-		const key = numberAndTextKey(message.recipient, message.text);
+		const key = numberAndTextKey(message.recipient, message.text, read);
 		const group = groups.get(key);
 		if (group) {
 			group.messages.push(message);
@@ -95,6 +102,7 @@ class SentMessageSearch {
 		private readonly groups: Map<string, SameNumberAndText>,
 		readonly times: ListTimes,
 		private readonly known: Map<string, Array<{ key: string; at: number }>>,
+		readonly read: ReadNumbers,
 	) {
 		this.unsettled = new Set(groups.keys());
 	}
@@ -103,7 +111,7 @@ class SentMessageSearch {
 	add(data: JsonObject): boolean {
 		const content = data.content as IDataObject[];
 		for (const record of content) {
-			const key = numberAndTextKey(record.recipient, record.content);
+			const key = numberAndTextKey(record.recipient, record.content, this.read);
 			for (const sample of this.known.get(String(record.id)) ?? []) {
 				if (sample.key === key) this.times.learn(record.sentAt, sample.at);
 			}
@@ -125,7 +133,7 @@ class SentMessageSearch {
 	unsettledByNumber(): Map<string, string[]> {
 		const byNumber = new Map<string, string[]>();
 		for (const key of this.unsettled) {
-			const number = recipientOf(this.groups.get(key)!.messages[0].recipient);
+			const [number] = JSON.parse(key) as [string];
 			const ofNumber = byNumber.get(number);
 			if (ofNumber) ofNumber.push(key);
 			else byNumber.set(number, [key]);
@@ -143,7 +151,7 @@ class SentMessageSearch {
 		if (this.seen.has(id)) return undefined;
 		this.seen.add(id);
 		this.records.push(record);
-		const key = numberAndTextKey(record.recipient, record.content);
+		const key = numberAndTextKey(record.recipient, record.content, this.read);
 		// A record counts when it was sent since: an older one cannot change what a message is given.
 		const since = this.groups.get(key)?.since;
 		if (!this.unsettled.has(key) || since === undefined || !(time >= since)) return undefined;
@@ -247,8 +255,10 @@ export async function findSentMessages(
 	for (const { since } of wanted) oldest = Math.min(oldest, since);
 	const window = { 'start-date': startDateInAnyZone(oldest), sort: 'sentAt,desc' };
 	const times = new ListTimes(zone);
-	const known = knownById([...wanted, ...anchors]);
-	const reading = new SentMessageSearch(oldest, byNumberAndText(wanted), times, known);
+	const read: ReadNumbers = new Map();
+	const known = knownById([...wanted, ...anchors], read);
+	const groups = byNumberAndText(wanted, read);
+	const reading = new SentMessageSearch(oldest, groups, times, known, read);
 	const pages =
 		(query?: string): PageRead =>
 		async ({ page, size }) =>
@@ -266,5 +276,5 @@ export async function findSentMessages(
 	const now = Date.now() + CLOCK_MARGIN_MS;
 	const future = times.learned ? undefined : reading.records.find((record) => time(record) > now);
 	if (future) return wanted.map(() => ({ future, zone }));
-	return matchSentMessages(wanted, reading.records, time, zone);
+	return matchSentMessages(wanted, reading.records, time, zone, read);
 }
