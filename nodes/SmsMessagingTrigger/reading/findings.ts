@@ -95,8 +95,9 @@ export class Findings {
 		const high = page.offset === 0 ? Infinity : Math.max(...ids);
 		const low = ends ? -Infinity : Math.min(...ids);
 		const shown = new Set(ids);
-		for (const id of this.picture.membersOf(page.list)) {
-			if (id <= high && id >= low && !shown.has(id)) this.gone.add(id);
+		// Every page of a list: one pass over what the picture tracks, no sort (100,000 SENT).
+		for (const [id, { status }] of this.picture.tracked) {
+			if (status === page.list && id <= high && id >= low && !shown.has(id)) this.gone.add(id);
 		}
 	}
 
