@@ -95,12 +95,16 @@ let workflowCount = 0;
  */
 function freshTriggerType(): INodeTypes {
 	let trigger: INodeType | IVersionedNodeType | undefined;
-	// Jest keeps its own module registry: a fresh one loads every module of the package anew.
+	// Jest keeps its own module registry: a fresh one loads every module of the package anew. The
+	// package's one dependency, n8n-workflow, stays the one n8n-core uses, as in an n8n process.
+	const workflowModule = jest.requireActual<object>('n8n-workflow');
 	jest.isolateModules(() => {
+		jest.doMock('n8n-workflow', () => workflowModule);
 		const loader = new PackageDirectoryLoader(packageRoot());
 		void loader.loadAll();
 		trigger = loader.getNode('smsMessagingTrigger').type;
 	});
+	jest.dontMock('n8n-workflow');
 	return {
 		...nodeTypes,
 		getByName: (type) => (type === TRIGGER_TYPE ? trigger! : nodeTypes.getByName(type)),
