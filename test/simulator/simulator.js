@@ -504,7 +504,7 @@ class Simulator {
 		for (const [id, delivery] of this.deliveries) {
 			if (delivery.at > now) continue;
 			this.deliveries.delete(id);
-			const record = this.sms.find((s) => s.id === id);
+			const record = this.smsWithId(id);
 			if (record?.status !== 'SENT') continue;
 			record.status = delivery.status;
 			record.deliveredAt = delivery.status === 'DELIVERED' ? this.stamp(delivery.at) : null;
@@ -513,11 +513,23 @@ class Simulator {
 	}
 
 	/**
+	 * The message with this id, or undefined. By its place in `sms`, which tests may change: a
+	 * place that no longer holds it is looked up again.
+	 */
+	smsWithId(id) {
+		const place = this.smsPlaces?.get(id);
+		if (place !== undefined && this.sms[place]?.id === id) return this.sms[place];
+		this.smsPlaces = new Map(this.sms.map((record, at) => [record.id, at]));
+		const again = this.smsPlaces.get(id);
+		return again === undefined ? undefined : this.sms[again];
+	}
+
+	/**
 	 * Sets one message's status, as the network would: `deliveredAt` is now for DELIVERED and null
 	 * otherwise. Returns the message, or undefined when there is none with this id.
 	 */
 	setSmsStatus(id, status) {
-		const record = this.sms.find((s) => s.id === id);
+		const record = this.smsWithId(id);
 		if (!record) return undefined;
 		this.deliveries.delete(id);
 		record.status = status;
@@ -545,6 +557,9 @@ class Simulator {
 	 *   reset() and stop() drop answers still waiting)
 	 * @param {Promise<unknown>} [fault.heldUntil] like delayMs, but the answer waits until this
 	 *   promise settles (a test that lets a request hang while it does something else)
+	 * @param {boolean} [fault.untilClientGone] like delayMs, but the answer waits until the client
+	 *   closed the connection (its timeout), and then `delayMs` more if given: an answer later than
+	 *   the client waits, whatever clock the client's timeout and the simulator's timers run on
 	 * @param {'not-json'|'no-data'|'no-content'} [fault.malformed] a 2xx with a broken body
 	 * @param {'reset'} [fault.network] destroy the connection without an answer
 	 * @param {boolean} [fault.process] with network or delayMs: process the request first
@@ -729,7 +744,8 @@ class Simulator {
 			const fault = this.takeFault(role, path, req.method, record.query, body);
 			// A test's own change of state just before this request is handled (in-process only).
 			if (typeof fault?.beforeAnswer === 'function') fault.beforeAnswer();
-			if (!fault?.delayMs && !fault?.heldUntil) return this.answer(role, record, url, fault, res);
+			if (!fault?.delayMs && !fault?.heldUntil && !fault?.untilClientGone)
+				return this.answer(role, record, url, fault, res);
 			// Processed now (`process`) or when the wait ends, answered when it ends. Like a slow real
 			// server it processes the request even if the client gave up meanwhile (the answer then
 			// goes nowhere); reset() and stop() drop it instead, so it cannot touch the next test.
@@ -746,6 +762,8 @@ class Simulator {
 				this.answer(role, record, url, fault, res, processed);
 			};
 			if (fault.heldUntil) void fault.heldUntil.then(release, release);
+			else if (fault.untilClientGone)
+				res.once('close', () => (entry.timer = setTimeout(release, fault.delayMs ?? 0)));
 			else entry.timer = setTimeout(release, fault.delayMs);
 			this.pending.add(entry);
 		});
@@ -1208,16 +1226,19 @@ class Simulator {
 	}
 
 	/**
-	 * Filtered and sorted rows of a list, kept while the same query pages through unchanged data,
-	 * so that paging a large list costs the simulator a slice per page, not a sort.
+	 * Filtered and sorted rows of each list query, kept while the data does not change, so that
+	 * paging a large list costs the simulator a slice per page, not a sort, however the queries
+	 * of a reading alternate.
 	 */
 	cached(list, url, compute) {
 		const params = new URLSearchParams(url.search);
 		params.delete('page');
 		params.delete('records');
-		const key = `${list}?${params}#${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}/${this.tiesInAddedOrder}`;
-		if (this.cache?.key !== key) this.cache = { key, rows: compute() };
-		return this.cache.rows;
+		const data = `${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}/${this.tiesInAddedOrder}/${this.apiZoneOffsetMinutes}`;
+		if (this.cache?.data !== data) this.cache = { data, rows: new Map() };
+		const key = `${list}?${params}`;
+		if (!this.cache.rows.has(key)) this.cache.rows.set(key, compute());
+		return this.cache.rows.get(key);
 	}
 
 	listContacts(record, url, fault) {
