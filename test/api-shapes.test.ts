@@ -112,7 +112,7 @@ describe('an API that writes times without an offset', () => {
 	test('after a send that timed out, Send’s lookup proves each message the API took, its zone shown by a batch the API took at once', async () => {
 		// Without an offset a time is placed only in the API's zone, which the batch it took at once
 		// shows (issue 57; alone, a timed-out send stays "may have been sent": test/api-zone.test.ts).
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true, skip: 1 });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500, batchSize: 3, parallelRequests: 1 }),
 			items: customers(6),

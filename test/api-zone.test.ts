@@ -10,7 +10,9 @@
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator({ smsRecords: 0 });
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
@@ -99,7 +101,7 @@ describe('Africa/Nairobi (UTC+03:00): a send the API never took', () => {
 describe('America/New_York (UTC−05:00): a send the API took after a timeout', () => {
 	test('the zone learned from a batch it took at once: the message it took late is found in the SMS list', async () => {
 		ctx.sim.apiZoneOffsetMinutes = -300;
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true, skip: 1 });
 		const result = await runWorkflow({
 			parameters: send({ batchSize: 1, parallelRequests: 1, timeout: 500 }),
 			items: customers(2),
@@ -113,7 +115,7 @@ describe('America/New_York (UTC−05:00): a send the API took after a timeout', 
 
 	test('alone, the zone cannot be learned: "May have been sent", the record not taken for proof', async () => {
 		ctx.sim.apiZoneOffsetMinutes = -300;
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
 			items: customers(1),
@@ -202,7 +204,7 @@ describe('times with an offset keep their exact reading', () => {
 		expect(status.items.map((item) => item.json)).toEqual(ctx.sim.sms);
 
 		ctx.sim.reset();
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
 			items: customers(2),

@@ -7,7 +7,9 @@
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator({ smsRecords: 250, contacts: 250 });
 
 const ids = (items: Array<{ json: Record<string, unknown> }>) => items.map((item) => item.json.id);
@@ -155,7 +157,7 @@ describe.each([
 		});
 
 		test("Send's lookup after a timeout, the 10th of 100 messages (one request) listed only after the first page: each message proven, none sent twice", async () => {
-			ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+			ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 			// The seeded messages are 1 to 250: the 10th message this Send sends is 260.
 			ctx.sim.listLate(260, 1);
 			const result = await runWorkflow({

@@ -108,7 +108,7 @@ test('a cache that serves page 1 whatever page is asked still ends with its erro
 });
 
 test('Send’s lookup after a timeout, while 100 messages arrive per list request: each message proven', async () => {
-	ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+	ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 	ctx.sim.arriveDuringReads('sms', 100);
 	const result = await runWorkflow({
 		parameters: send({ timeout: 500 }),

@@ -4,7 +4,9 @@
 import { retryExecution, runWorkflow, type RunOptions } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator({ smsRecords: 0 });
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');

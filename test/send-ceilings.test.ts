@@ -4,7 +4,9 @@
 import { retryExecution, runWorkflow, type RunOptions } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
@@ -49,8 +51,8 @@ describe('Max Attempts is a ceiling', () => {
 
 describe("Send's lookup of unknown outcomes looks again", () => {
 	test('the API takes the batch 1.2 s after the node gave up waiting: found on a later look, sent once', async () => {
-		// Processed when the wait ends, although the client gave up at 300 ms.
-		ctx.sim.inject({ host: 'send', delayMs: 1_500 });
+		// Processed 1.2 s after the client gave up at 300 ms.
+		ctx.sim.inject({ host: 'send', untilClientGone: true, delayMs: 1_200 });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 300 }),
 			items: customers(2),

@@ -4,7 +4,9 @@
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator({ startDateAfterDay: true });
 
 const DAY_MS = 86_400_000;
@@ -104,7 +106,7 @@ describe('an API that reads start-date as "after that day"', () => {
 	});
 
 	test("Send's lookup after a timeout finds today's messages", async () => {
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
 			items: customers(2),

@@ -3,7 +3,9 @@
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
@@ -190,7 +192,7 @@ describe('failures after the request may have reached the API are never retried'
 	test('a timeout: may have been sent for its items under Continue On Fail, the envelopes in the error items', async () => {
 		// The lookup cannot tell (a message the API took late is found: send-ceilings.test.ts).
 		listUnreadable();
-		ctx.sim.inject({ host: 'send', delayMs: 1500 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true });
 		const result = await runWorkflow({
 			parameters: { ...send(), requestOptions: { timeout: 300 } },
 			items: customers(2),

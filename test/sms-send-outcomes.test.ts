@@ -4,7 +4,9 @@
 import { runWorkflow } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
@@ -15,7 +17,7 @@ const listUnreadable = () => ctx.sim.inject({ path: '/sms', status: 500, count: 
 
 describe('unknown outcomes are never reported as nothing sent', () => {
 	test('a timeout while the API accepts the messages, the SMS list unreadable: may have been sent, never "Not sent"', async () => {
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		listUnreadable();
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
@@ -89,7 +91,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 
 	test('sent, not sent and may have been sent in one run, each counted with its items', async () => {
 		// Request 2 times out after the API processed it; request 3 is refused.
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true, skip: 1 });
 		listUnreadable();
 		ctx.sim.inject({ host: 'send', status: 402, skip: 1 });
 		const result = await runWorkflow({
@@ -117,7 +119,7 @@ describe('unknown outcomes are never reported as nothing sent', () => {
 
 describe('unknown outcomes are looked up in the SMS list', () => {
 	test("a timeout after the API accepted the messages: both found in today's SMS list, reported as sent with its records", async () => {
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		const startedAt = Date.now();
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500 }),
@@ -164,7 +166,7 @@ describe('unknown outcomes are looked up in the SMS list', () => {
 	});
 
 	test("request 1's messages found in the SMS list, request 2 not attempted: the headline is item 1's, never an earlier try's", async () => {
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 		const result = await runWorkflow({
 			parameters: send({ timeout: 500, batchSize: 1, parallelRequests: 1 }),
 			items: customers(2),

@@ -4,7 +4,9 @@
 import { retryExecution, runWorkflow, type RunOptions } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+useVirtualClock();
 const ctx = useSimulator();
 
 const sendRequests = () => ctx.sim.requests.filter((r) => r.host === 'send');
@@ -113,7 +115,7 @@ describe("n8n's Retry On Fail", () => {
 	test('a request of unknown outcome is never sent again by a later try: it stays "may have been sent"', async () => {
 		// Request 2 is processed, but its answer comes after the timeout; the SMS list cannot be read
 		// to find out.
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true, skip: 1 });
 		ctx.sim.inject({ path: '/sms', status: 500, count: Infinity });
 		const result = await runWorkflow({
 			parameters: send({ ...threeBatches, timeout: 500 }),
@@ -190,7 +192,7 @@ describe('retrying a failed execution (mode retry)', () => {
 			...options(),
 			parameters: send({ ...threeBatches, timeout: 500 }),
 		});
-		ctx.sim.inject({ host: 'send', delayMs: 1500, process: true, skip: 1 });
+		ctx.sim.inject({ host: 'send', untilClientGone: true, process: true, skip: 1 });
 		ctx.sim.inject({ path: '/sms', status: 500 });
 		const failed = await runWorkflow(timedOut());
 		expect(failed.error?.description).toContain('May have been sent (10 messages): items 10-19.');

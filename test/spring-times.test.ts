@@ -7,7 +7,10 @@
 import { runWorkflow, type Credentials } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+// Send's looks in the SMS list and the simulator's delays on a clock the test controls.
+useVirtualClock();
 const ctx = useSimulator({ smsRecords: 0, localDateTimes: true });
 const HOUR_MS = 3_600_000;
 
@@ -59,7 +62,7 @@ const getStatus = (items: Array<Record<string, unknown>>, zone?: string) =>
 
 /** A send of `count` messages in one request the API takes, answered after Send's timeout. */
 const sendTimedOut = (count: number, zone?: string) => {
-	ctx.sim.inject({ host: 'send', delayMs: 1500, process: true });
+	ctx.sim.inject({ host: 'send', untilClientGone: true, process: true });
 	return runWorkflow({
 		parameters: send({ timeout: 500 }),
 		items: customers(count),

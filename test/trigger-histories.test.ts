@@ -8,7 +8,11 @@ import {
 	type PollOutcome,
 } from './helpers/poll';
 import { hold, useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
+// n8n's clock, the node's waits and the simulator's on a clock the test controls: a Retry-After
+// costs no real seconds.
+useVirtualClock();
 const ctx = useSimulator({ smsRecords: 0 });
 
 const MINUTE_MS = 60_000;
@@ -19,15 +23,18 @@ const IN_FLIGHT = ['PENDING', 'SENT'];
 const emittedPairs = (outcome: PollOutcome) =>
 	(outcome.items ?? []).map(({ json }) => `${String(json.id)}:${String(json.status)}`);
 
-/** Runs `run` with Date.now at `at`. */
+/**
+ * Runs `run` from `time` on n8n's (wall) clock, which moves on from there as the run waits; the
+ * monotonic clock (the limiter's) and the timers set before keep their course, as when n8n's
+ * clock jumps.
+ */
 async function at<T>(time: number, run: () => Promise<T>): Promise<T> {
-	const clock = jest.spyOn(Date, 'now').mockReturnValue(time);
-	try {
-		return await run();
-	} finally {
-		clock.mockRestore();
-	}
+	jest.setSystemTime(time);
+	return await run();
 }
+
+/** `ms` of this clock: timers due within it fire. */
+const pass = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A small seeded generator (mulberry32), so a failing run can be replayed by its seed. */
 function seeded(seed: number) {
@@ -153,7 +160,8 @@ async function runHistory({
 		const changes = Math.floor(random() * 6);
 		for (let i = 0; i < changes; i++) change(now());
 		let clean = injectFaults(random, () => change(now()), field);
-		// The shared limiter holds every request for a Retry-After on the machine's clock.
+		// The shared limiter holds every request for a Retry-After on the monotonic clock, which n8n's
+		// clock moving on between polls does not move.
 		const held = ctx.sim.faults.some((fault) => fault.retryAfter === 2);
 		if (clean) model.pollSees(unlisted);
 		if (field) {
@@ -166,27 +174,28 @@ async function runHistory({
 		if (field && mode === 'memory' && clean && random() < 0.08) {
 			// A poll that hangs on one request past its lease (10 minutes), and the next that takes
 			// over: the one that took over is the clean poll.
-			// Its answer comes 300 ms of the machine's time after the request reached the simulator,
-			// and n8n's clock moves on once it did: during the poll that takes over or after it. (Held
-			// until that poll ends, it would hold the shared limiter's only room after refusals, and the
-			// poll that takes over would wait out its budget of 1 s for it: a starved poll, not a fault.)
+			// Its answer comes 300 ms after the poll that takes over began: during that poll or after
+			// it. (Held until that poll ends, it would hold the shared limiter's only room after
+			// refusals, and the poll that takes over would wait out its budget of 1 s for it: a starved
+			// poll, not a fault.)
 			const hung = hold();
 			ctx.sim.inject({
 				path: '/sms',
 				skip: Math.floor(random() * 5),
 				beforeAnswer: hung.arrived,
-				delayMs: 300,
+				heldUntil: hung.released,
 			});
 			const hanging = at(now(), () => trigger.poll());
 			await Promise.race([hung.arrival, hanging]);
 			minutes += 11;
+			setTimeout(hung.release, 300);
 			outcome = await at(now(), () => trigger.poll());
 			const late = await hanging;
 			if (late.items !== null) problems.push(`round ${round}: a poll that lost its lease emitted`);
 		} else outcome = await at(now(), () => trigger.poll());
 		emitted.push(...emittedPairs(outcome));
 		if (outcome.error) clean = false;
-		if (held) await new Promise((resolve) => setTimeout(resolve, 2_100));
+		if (held) await pass(2_100);
 		if (process.env.HISTORY_DEBUG) {
 			const watchIds = process.env.HISTORY_DEBUG.split(',').map(Number);
 			const state = (id: number) =>
