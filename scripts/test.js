@@ -1,13 +1,14 @@
 'use strict';
-// `npm test`: build and pack once, then two lanes: the unit tests; and beside them the n8n hosts'
-// installs (scripts/install-hosts.js, its lines prefixed "[n8n hosts]"), then the end-to-end
-// tests in those hosts (prefixed "[e2e]": they mostly wait on n8n, so the unit tests have the
-// CPU). Whichever lane is done first takes the time-zone runs (`npm run zones`, "[zones]"), and
-// with `--queue` (CI) the queue-mode tests first ("[queue]"). dist/ is not built again while tests
-// read it: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL). Every step runs even
-// when one before failed; the last line is the sum of the jest runs' `N passed, M failed`
-// (scripts/test-summary.js), and the exit code is 1 when anything failed. Each step's time is
-// printed as it ends ("== unit: 700 s"). `--no-build`: dist/ is built already (CI built it).
+// `npm test`: build and pack once, then lanes side by side: the unit tests; and for each n8n line
+// its host's install (scripts/install-hosts.js, lines prefixed "[n8n <line>]"), then that line's
+// end-to-end tests in a jest run of their own (prefixed "[e2e <line>]": they mostly wait on n8n,
+// so the unit tests have the CPU). Whichever lane is done first takes the time-zone runs (`npm run
+// zones`, "[zones]"), and with `--queue` (CI) the queue-mode tests first ("[queue]"). dist/ is not
+// built again while tests read it: every n8n gets the tarball packed here (SMS_MESSAGING_TARBALL).
+// Every step runs even when one before failed; the last line is the sum of the jest runs' `N
+// passed, M failed` (scripts/test-summary.js), and the exit code is 1 when anything failed. Each
+// step's time is printed as it ends ("== unit: 700 s"). `--no-build`: dist/ is built already (CI
+// built it). E2E_N8N_LINES picks the lines (default every line).
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -19,8 +20,11 @@ const root = path.resolve(__dirname, '..');
 const jest = path.join(root, 'node_modules/jest/bin/jest.js');
 /** `--queue` (CI): the queue-mode tests too (`npm run test:queue`'s jest run). */
 const withQueue = process.argv.includes('--queue');
-/** The jest runs of this script: unit, e2e, the two of `npm run zones`, and the queue's. */
-const JEST_RUNS = withQueue ? 5 : 4;
+const lines = (process.env.E2E_N8N_LINES || Object.keys(local.LINES).join(','))
+	.split(',')
+	.map((line) => line.trim());
+/** The jest runs of this script: unit, e2e per line, the two of `npm run zones`, the queue's. */
+const JEST_RUNS = 1 + lines.length + 2 + (withQueue ? 1 : 0);
 
 // Each jest run appends its counts to this file; CI passes its own, which also counts test:queue.
 const ownSummary = !process.env.TEST_SUMMARY_FILE;
@@ -31,11 +35,11 @@ const env = { ...process.env, TEST_SUMMARY_FILE: summaryFile };
 const children = new Set();
 
 /** Runs a command to completion; resolves with its exit code. `prefix`: each line prefixed. */
-function run(command, args, { prefix } = {}) {
+function run(command, args, { prefix, extraEnv = {} } = {}) {
 	return new Promise((resolve) => {
 		const child = spawn(command, args, {
 			cwd: root,
-			env,
+			env: { ...env, ...extraEnv },
 			stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit',
 		});
 		children.add(child);
@@ -103,21 +107,27 @@ async function main() {
 		}
 		return done;
 	};
-	const hostsLane = (async () => {
-		const hosts = await step('n8n hosts', process.execPath, ['scripts/install-hosts.js'], {
-			prefix: '[n8n hosts]',
+	// Each line's lane: its host (installed already, or waited for where another process installs
+	// it), then its e2e tests in a jest run of their own.
+	const lineLane = async (line) => {
+		const hosts = await step(`n8n ${line}`, process.execPath, ['scripts/install-hosts.js', line], {
+			prefix: `[n8n ${line}]`,
 		});
 		// The e2e run installs what is still missing itself, and says so when it cannot.
 		const e2e = [jest, '--selectProjects', 'e2e', '--runInBand'];
 		return [
 			hosts,
-			await step('e2e', process.execPath, e2e, { prefix: '[e2e]' }),
+			await step(`e2e ${line}`, process.execPath, e2e, {
+				prefix: `[e2e ${line}]`,
+				extraEnv: { E2E_N8N_LINES: line },
+			}),
 			...(await takeTail()),
 		];
-	})();
+	};
+	const lineLanes = Promise.all(lines.map(lineLane));
 	codes.push(await step('unit', process.execPath, [jest, '--selectProjects', 'unit']));
 	codes.push(...(await takeTail()));
-	codes.push(...(await hostsLane));
+	codes.push(...(await lineLanes).flat());
 	if (ownSummary) {
 		codes.push(await run(process.execPath, ['scripts/test-summary.js', summaryFile, JEST_RUNS]));
 	}

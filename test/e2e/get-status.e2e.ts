@@ -2,10 +2,10 @@
 // (examples/send-and-check-delivery.json) as `npm start` imports it, run in a real n8n. The e2e
 // simulator delivers nothing by itself, so while the workflow waits the test does what the
 // network would: one message is delivered, one fails, one is delivered, one stays SENT.
-// On the first line under test only (2.x in `npm test`; it ran on all three before issue 59): the
-// example waits 35 s in n8n's own Wait node, and what it checks of this package (Send, then Get
-// Delivery Status's one read of the SMS list) n8n runs alike on every line: both are custom
-// operations through the same request loop, and every line runs Send (workflows.e2e.ts).
+// On the first line of a jest run only (`npm test` runs each line's in a jest run of its own, side by
+// side, so on every line without adding to the longest): the example waits 35 s in n8n's own Wait
+// node, and what it checks of this package (Send, then Get Delivery Status's one read of the SMS
+// list) n8n runs alike on every line.
 import { lines, N8n, outputOf } from './n8n-rest';
 
 const WORKFLOW = 'exSendCheckDelivery';

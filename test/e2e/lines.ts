@@ -56,6 +56,7 @@ export interface TriggerWatch {
 
 /** The scripts that install and start a local n8n (`npm start` uses them too). */
 export const localN8n: {
+	LINES: Record<string, unknown>;
 	OWNER: { email: string; password: string };
 	login(n8nUrl: string): Promise<Response>;
 	activateWorkflow(n8nUrl: string, cookie: string, workflowId: string): Promise<unknown>;
@@ -82,12 +83,16 @@ export function lineEndpoints(
 	};
 }
 
+/** Every line the project installs, in a fixed order: each keeps its block of ports. */
+const ALL_LINES = Object.keys(localN8n.LINES);
+
 /**
- * Ports per line, away from `npm start`'s 5678/8787/8788; E2E_PORT_BASE moves them, so that two
- * checkouts can run their end-to-end tests at once.
+ * Ports per line, away from `npm start`'s 5678/8787/8788, the same whichever lines a run takes (`npm
+ * test` runs each line's tests in a jest run of its own, at once); E2E_PORT_BASE moves them, so
+ * that two checkouts can run their end-to-end tests at once.
  */
 export function portsFor(line: string) {
-	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.indexOf(line) * 10;
+	const base = Number(process.env.E2E_PORT_BASE || 5710) + ALL_LINES.indexOf(line) * 10;
 	return {
 		n8n: base,
 		broker: base + 1,
@@ -109,8 +114,12 @@ export function portsFor(line: string) {
  * n8n, its task broker and its simulator.
  */
 export function sparePorts() {
-	const base = Number(process.env.E2E_PORT_BASE || 5710) + E2E_LINES.length * 10;
+	const base = Number(process.env.E2E_PORT_BASE || 5710) + ALL_LINES.length * 10;
 	return { n8n: base, broker: base + 1, api: base + 2, send: base + 3 };
 }
 
-export const STATE_FILE = path.join(packageRoot(), '.n8n-local/e2e-state.json');
+/** What global setup started, for the test files of this jest run (one per set of lines). */
+export const STATE_FILE = path.join(
+	packageRoot(),
+	`.n8n-local/e2e-state-${E2E_LINES.join('-')}.json`,
+);
