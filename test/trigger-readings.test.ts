@@ -396,6 +396,29 @@ describe('SMS Messaging Trigger: the full reading', () => {
 	});
 });
 
+describe('SMS Messaging Trigger: a baseline whose lists do not add up to the list of every status', () => {
+	// A status list that answers empty is asked once more where the list of every status shows
+	// records of it (firstPages.ts): both of its answers empty.
+	test.each([
+		['the list of every status', undefined as unknown as string, 1],
+		['DELIVERED', 'DELIVERED', 2],
+	])(
+		'%s answering empty at the baseline (a lagging replica): no baseline is kept, nothing delivered before is emitted, a delivery after it comes',
+		async (_, status, count) => {
+			const inFlight = Array.from({ length: 3 }, () => message('SENT', 2));
+			for (let i = 0; i < 20; i++) message('DELIVERED', 1);
+			ctx.sim.inject({ path: '/sms', query: { status }, empty: true, count });
+			const trigger = await activate();
+			expect(trigger.staticData).toEqual({ 'node:SMS Messaging Trigger': {} });
+			expect((await later(MINUTE_MS, () => trigger.poll())).items).toBeNull();
+			ctx.sim.setSmsStatus(inFlight[0].id, 'DELIVERED');
+			expect(emittedPairs(await later(2 * MINUTE_MS, () => trigger.poll()))).toEqual([
+				`${inFlight[0].id}:DELIVERED`,
+			]);
+		},
+	);
+});
+
 describe('SMS Messaging Trigger: a reading that misses a followed message', () => {
 	test.each([
 		['the SENT list', { query: { status: 'SENT' } }],
