@@ -231,15 +231,9 @@ test('a code is masked in every encoding and every nesting of two of them; nothi
 		how: 'JSON, percent, HTML',
 		text: ENCODERS['HTML, decimal with zeros'](encodeURIComponent(JSON.stringify(message))),
 	});
-	// Not codes: no link parameter, a code one character short, no recipient's position, a
-	// parameter of another name, a word that ends in k.
-	const others = [
-		`Order ${code} shipped`,
-		`?k=0.${code.slice(1)}&x`,
-		`?k=${code}&x`,
-		`?key=0.${code}&x`,
-		`Track: 12 ${code}`,
-	];
+	// Not codes: no link parameter, no recipient's position, a parameter of another name, a word
+	// that ends in k.
+	const others = [`Order ${code} shipped`, `?k=${code}&x`, `?key=0.${code}&x`, `Track: 12 ${code}`];
 	ctx.sim.sms.length = 0;
 	const record = ctx.sim.addSms({ recipient: '254712345678', content: texts[0].text });
 	Object.assign(record, { encoded: texts.map(({ text }) => text), others });
@@ -255,4 +249,81 @@ test('a code is masked in every encoding and every nesting of two of them; nothi
 		expect([how, text]).toEqual([how, texts[at].text.split(code).join('[code hidden]')]);
 	});
 	expect(json.others).toEqual(others);
+});
+
+/** A text as a gateway reports a Unicode SMS: UCS-2, big-endian, in upper-case hex. */
+const ucs2Hex = (text: string) =>
+	Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase();
+
+/** Get Many's output of one record per text, in order. */
+async function listed(texts: string[]): Promise<string[]> {
+	ctx.sim.sms.length = 0;
+	for (const text of texts) ctx.sim.addSms({ recipient: '254712345678', content: text });
+	const many = await runWorkflow({
+		parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
+		credentials: ctx.credentials,
+	});
+	const contents = many.items.map((item) => item.json.content as string);
+	// The list gives newest first; the texts went in oldest first.
+	return contents.reverse();
+}
+
+test('a code is masked however a gateway reports the text, and only the code: base64 (wrapped at 76), a base64url parameter, UCS-2 hex, split, its own characters escaped, cut short; ordinary texts unchanged', async () => {
+	const { message } = await sendApproval();
+	const link = message.split('\n')[1];
+	const code = new URL(link).searchParams.get('k')!.split('.')[1];
+	const hide = (text: string) => text.replace(code, '[code hidden]');
+	const at = message.indexOf(code);
+	/** The message with its code written `written`, and what the list must show for it. */
+	const rewritten = (written: string): [string, string] => [
+		message.replace(code, written),
+		message.replace(code, '[code hidden]'),
+	];
+	const base64 = (text: string) => Buffer.from(text).toString('base64');
+	const cases: Array<[string, string, string]> = [
+		[
+			'base64 of the whole text, wrapped at 76',
+			base64(message).replace(/.{76}/g, '$&\r\n'),
+			base64(hide(message)).replace(/.{76}/g, '$&\r\n'),
+		],
+		[
+			'a tracking link carrying the link as base64url',
+			`Track: https://t.example/r?u=${Buffer.from(link).toString('base64url')}`,
+			`Track: https://t.example/r?u=${Buffer.from(hide(link)).toString('base64url')}`,
+		],
+		['UCS-2 hex, as gateways report a Unicode text', ucs2Hex(message), ucs2Hex(hide(message))],
+		['split by a line break', ...rewritten(`${code.slice(0, 9)}\n${code.slice(9)}`)],
+		['split by a space', ...rewritten(`${code.slice(0, 15)} ${code.slice(15)}`)],
+		['split by U+200B between its characters', ...rewritten(code.split('').join('\u200b'))],
+		[
+			'its own characters percent-encoded',
+			...rewritten([...code].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')),
+		],
+		[
+			'its own characters as HTML references',
+			...rewritten([...code].map((c) => `&#${c.charCodeAt(0)};`).join('')),
+		],
+		[
+			'cut short after 6 of its characters',
+			message.slice(0, at + 6),
+			`${message.slice(0, at)}[code hidden]`,
+		],
+	];
+	// Texts a list shows every day: names, numbers, links without a code, tokens, encoded texts.
+	const ordinary = [
+		'Hi Zoë, your parcel P-77 arrives Tuesday 10:00–12:00. Reply STOP to opt out.',
+		"I'll be back, 5 minutes to the station now",
+		'Tank=0.5 full; k=3.5 for the spring',
+		'Your code is 482913. Ref 8f14e45fceea167a5a36dedd4bea2543',
+		'https://shop.example/item?id=12.5&ref=abc&key=0.AbCdEfGhIjKlMnOpQrSt_-',
+		`Order ${code} shipped, token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0`,
+		base64('Your appointment is confirmed for 12 March at 09:30.'),
+		ucs2Hex('Привет, Анна! Ваш заказ 12345 готов 😀'),
+		'Привет, Анна! Ваш заказ 12345 готов 😀',
+	];
+	const shown = await listed([...cases.map(([, text]) => text), ...ordinary]);
+	cases.forEach(([how, , expected], index) => {
+		expect([how, shown[index]]).toEqual([how, expected]);
+	});
+	expect(shown.slice(cases.length)).toEqual(ordinary);
 });
