@@ -8,11 +8,11 @@ const formDir = join(__dirname, '..', 'nodes', 'SmsMessagingApproval', 'form');
 
 /** The floors, lowest first: a file imports only files of the floors below its own. */
 const FLOORS = [
-	['sanitizeHtml.ts', 'content.ts', 'upload.ts', 'headers.ts'],
+	['sanitizeHtml.ts', 'content.ts', 'upload.ts'],
 	['fields.ts'],
 	['form.ts', 'files.ts'],
 	['checks.ts', 'page.ts'],
-	['formPage.ts'],
+	['formPage.ts', 'headers.ts'],
 ];
 
 const floorOf = (file: string) => FLOORS.findIndex((floor) => floor.includes(file));

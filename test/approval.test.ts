@@ -67,8 +67,9 @@ const inlineHashes = (html: string, tag: string) =>
 
 /**
  * The headers every page of a link carries: a Content-Security-Policy that allows nothing by
- * default, the page's own style (and script, where it has one) by hash, posts to itself only and
- * no framing; no sniffing, no referrer, no cache. Its directives as a map, for more checks.
+ * default, the page's own style (and, for a form with a file field, its one script) by hash, posts
+ * to itself only and no framing; no sniffing, no referrer, no cache. Its directives as a map, for
+ * more checks.
  */
 function expectPageHeaders(response: Answer['response']): Map<string, string> {
 	const { headers } = response;
@@ -88,12 +89,16 @@ function expectPageHeaders(response: Answer['response']): Map<string, string> {
 	expect(policy.get('base-uri')).toBe("'none'");
 	const html = response.body!;
 	expect(policy.get('style-src')).toBe(inlineHashes(html, 'style').join(' '));
+	// A page with a script allows exactly it; any other page of a form with a file field allows
+	// the same one script (the policy is the form's, whatever the page holds), or none.
 	const scripts = inlineHashes(html, 'script');
-	expect(policy.get('script-src')).toBe(scripts.length ? scripts.join(' ') : undefined);
+	const script = policy.get('script-src');
+	if (scripts.length) expect(script).toBe(scripts.join(' '));
+	else if (script !== undefined) expect(script).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
 	// Nothing else may load: no other directive opens anything.
 	expect([...policy.keys()].sort()).toEqual(
 		['base-uri', 'default-src', 'form-action', 'frame-ancestors', 'style-src']
-			.concat(scripts.length ? ['script-src'] : [])
+			.concat(script === undefined ? [] : ['script-src'])
 			.sort(),
 	);
 	return policy;
@@ -638,6 +643,43 @@ describe('SMS Messaging Approval: every page a link opens defends itself', () =>
 		// Apart from images, the same policy as every page.
 		response.headers['content-security-policy'] = policy.replace('; img-src https:', '');
 		expectPageHeaders(response);
+	});
+
+	test('the policy is the form’s, never made from the page: an image the sanitizer emptied allows no images, and what a post gives back adds nothing', async () => {
+		const waiting = await waitingRun(
+			approval({
+				responseType: 'customForm',
+				formFields: {
+					values: [
+						{
+							fieldType: 'html',
+							html: '<img src="x" onerror="alert(1)"><img src="http://example.com/x.png">',
+						},
+						{ fieldLabel: 'Reading', fieldType: 'text', requiredField: true },
+						{ fieldLabel: 'Photo', fieldType: 'file' },
+					],
+				},
+			}),
+		);
+		const [link] = linksSent();
+		const page = await answer(waiting, { method: 'GET', link });
+		expect(page.response.body).toContain('<div class="html"><img><img></div>');
+		const refused = await answer(
+			waiting,
+			// No `whole`: refused as cut, the text given back in its field.
+			post(link, { 'field-1': '<script>alert(1)</script><img src=x>' }),
+		);
+		expect(refused.response.statusCode).toBe(400);
+		expect(refused.response.body).toContain(
+			'value="&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x&gt;"',
+		);
+		for (const { response } of [page, refused]) {
+			expect(response.headers['content-security-policy']).not.toContain('img-src');
+			expectPageHeaders(response);
+		}
+		expect(refused.response.headers['content-security-policy']).toBe(
+			page.response.headers['content-security-policy'],
+		);
 	});
 });
 

@@ -125,22 +125,24 @@ export async function answerRequest(
 ): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const response = this.getResponseObject();
-	const done = (status: number, html: string): IWebhookResponseData => {
-		for (const [name, value] of Object.entries(pageHeaders(html))) response.setHeader(name, value);
+	// Every page of a wait goes out with its form's policy; the refused page with none.
+	const done = (status: number, html: string, form?: Wait['form']): IWebhookResponseData => {
+		for (const [name, value] of Object.entries(pageHeaders(form))) response.setHeader(name, value);
 		response.type('html');
 		response.status(status).send(html);
 		return { noWebhookResponse: true };
 	};
 	const recipient = stored && recipientOf(stored, request.query[LINK_PARAMETER]);
 	if (stored === undefined || recipient === undefined) return done(403, refusedPage());
+	const { form } = stored;
 	// Checked when the link is opened: n8n's wait tracker resumes the execution up to a minute after the limit.
-	if (hasExpired(stored)) return done(410, expiredPage());
+	if (hasExpired(stored)) return done(410, expiredPage(), form);
 	const outcome = await handle.call(this, stored, recipient, request.method);
-	if (outcome.data === undefined) return done(outcome.status, outcome.html);
+	if (outcome.data === undefined) return done(outcome.status, outcome.html, form);
 	// Checked again after the files were stored: the limit may have passed meanwhile.
-	if (hasExpired(stored)) return done(410, expiredPage());
-	if (!claimAnswer(stored)) return done(409, alreadyAnsweredPage());
-	done(outcome.status, outcome.html);
+	if (hasExpired(stored)) return done(410, expiredPage(), form);
+	if (!claimAnswer(stored)) return done(409, alreadyAnsweredPage(), form);
+	done(outcome.status, outcome.html, form);
 	const answer = { data: outcome.data, answeredBy: stored.numbers[recipient] };
 	const item = outcome.binary ? { json: answer, binary: outcome.binary } : { json: answer };
 	return { noWebhookResponse: true, workflowData: [[item]] };

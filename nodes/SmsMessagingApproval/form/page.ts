@@ -1,8 +1,8 @@
-// The HTML pages a link opens: the approval buttons, the answered, expired and refused pages.
+// The HTML pages a link opens: the approval buttons, the answered, expired and refused pages, and their style.
 import type { ApprovalForm } from './form';
 import { escapeHtml } from './sanitizeHtml';
 
-const STYLE = `
+export const STYLE = `
 body{margin:0;font-family:-apple-system,system-ui,"Segoe UI",Roboto,Arial,sans-serif;background:#f4f5f7;color:#1f2328}
 main{max-width:28rem;margin:0 auto;padding:1.5rem 1rem}
 h1{font-size:1.25rem;margin:0 0 1rem}
