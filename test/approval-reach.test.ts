@@ -55,6 +55,10 @@ test.each([
 	['a private IPv6 address', 'http://[fd00::7]:5678/webhook-waiting', '[fd00::7]'],
 	['a container’s name', 'http://n8n:5678/webhook-waiting', 'n8n'],
 	['a name under .local', 'http://n8n.local:5678/webhook-waiting', 'n8n.local'],
+	['a Kubernetes service', 'http://n8n.default.svc:5678/webhook-waiting', 'n8n.default.svc'],
+	['a name under .corp', 'https://n8n.acme.corp/webhook-waiting', 'n8n.acme.corp'],
+	['a name under .home', 'http://n8n.home:5678/webhook-waiting', 'n8n.home'],
+	['a name under .internal', 'https://n8n.internal/webhook-waiting', 'n8n.internal'],
 ])(
 	'a link to %s, an API elsewhere: nothing sent, nothing waits, the error says to set WEBHOOK_URL',
 	async (_, base, host) => {
@@ -144,6 +148,11 @@ test.each([
 		'http://[2001:db8::1]',
 		'[2001:db8::1] is reserved, not an address on the internet',
 	],
+	[
+		'a Teredo address',
+		'http://[2001::1]:5678',
+		'[2001::1] is reserved, not an address on the internet',
+	],
 ])(
 	'a link to %s, an API elsewhere: refused by its parsed address, nothing sent',
 	async (_, origin, why) => {
@@ -158,6 +167,32 @@ test.each([
 		expect(result.run.waitTill).toBeUndefined();
 	},
 );
+
+// A link no browser opens is refused whatever the API: the local simulator here. (An address n8n
+// cannot read as a URL, such as an IPv6 zone, fails n8n 2.x itself on every node's parameters
+// before the node runs; on 1.x the node names it instead of n8n's bare "Invalid URL".)
+test.each([
+	[
+		'a file: URL',
+		'file:///etc/passwd',
+		'file:///etc/passwd/…, an address a phone cannot reach (a file: link is not a web page a phone opens)',
+	],
+])('a link that is %s: refused, named, whatever the API, nothing sent', async (_, base, what) => {
+	const result = await runWorkflow({
+		nodeType: APPROVAL_TYPE,
+		parameters: SEND_AND_WAIT,
+		items: [{ phone: '254712345678', text: 'Refund 120 EUR to Alice?' }],
+		credentials: ctx.credentials,
+		webhookWaitingBaseUrl: base,
+	});
+	const api = new URL(ctx.credentials.sendBaseUrl).hostname;
+	expect(result.error?.message).toBe(
+		`The approval link would point to ${what}, while the SMS go out through ${api}`,
+	);
+	expect(result.error?.description).toContain('Nothing was sent.');
+	expect(sendRequests()).toHaveLength(0);
+	expect(result.run.waitTill).toBeUndefined();
+});
 
 test.each([
 	['a public IPv4 address mapped into IPv6', 'http://[::ffff:8.8.8.8]/webhook-waiting'],

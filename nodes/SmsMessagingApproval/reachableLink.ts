@@ -101,13 +101,21 @@ function ipv6Verdict(bytes: number[]): { verdict: Verdict; ipv4?: number[] } {
 		startsWith(bytes, [0x20, 0x01, 0x0d, 0xb8]) || // documentation
 		(bytes[0] === 0x3f && (bytes[1] & 0xf0) === 0xf0) || // documentation, 3fff::/20
 		startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 1]) || // local-use NAT64
-		startsWith(bytes, [1, 0, ...zeros(6)]); // discard-only
+		startsWith(bytes, [1, 0, ...zeros(6)]) || // discard-only
+		(bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] < 0x02); // 2001::/23: Teredo, benchmarking, ORCHID
 	return { verdict: reserved ? 'reserved' : undefined };
 }
 
-/** Names that resolve only inside a machine or a network (RFC 6761, RFC 6762, RFC 8375, ICANN's .internal). */
-const LOCAL_NAME = /(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain)$/;
-const RESERVED_NAME = /(^|\.)(invalid|test|example)$/;
+/**
+ * Names that resolve only inside a machine or a network: RFC 6761, RFC 6762 (`.local`, Kubernetes'
+ * `.cluster.local` too), RFC 8375, ICANN's `.internal`, the names ICANN will never delegate because
+ * networks use them (`.corp`, `.home`, `.mail`), Kubernetes' `<service>.<namespace>.svc`, and the
+ * usual names of a home or office network.
+ */
+const LOCAL_NAME =
+	/(^|\.)(localhost|local|internal|lan|home\.arpa|localdomain|corp|home|mail|svc|intranet)$/;
+/** Names for tests and documentation, and names outside the DNS (Tor's `.onion`, RFC 9476's `.alt`). */
+const RESERVED_NAME = /(^|\.)(invalid|test|example|onion|alt)$/;
 
 /**
  * Why a URL's host (as a WHATWG URL gives it: IPv4 dotted whatever its spelling, IPv6 in
@@ -147,21 +155,45 @@ export function hostOf(url: string): string | undefined {
 }
 
 /**
- * Refuses, before anything is sent, an approval whose links would point to an address phones
- * cannot reach (n8n without WEBHOOK_URL builds them from its own host, 127.0.0.1 or a container's
- * name) while the SMS go out through an API that is not on this machine or network: its
- * recipients would get a link that opens nothing. With the API local too (the local simulator,
- * an API inside the same network) the link may well be meant for that network.
+ * Why no phone opens a link, in words, and whether that holds wherever the API is (a link that is
+ * not a web address opens nowhere); undefined when a phone on the public network can open it.
+ */
+function linkProblem(link: string): { why: string; anywhere: boolean } | undefined {
+	let url: URL;
+	try {
+		url = new URL(link);
+	} catch {
+		const host = /^[^:/?#]+:\/\/([^/?#]*)/.exec(link)?.[1];
+		const what = host ? `its host ${host}` : 'it';
+		return { why: `${what} does not read as a web address a browser opens`, anywhere: true };
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		return { why: `a ${url.protocol} link is not a web page a phone opens`, anywhere: true };
+	}
+	const why = unreachable(url.hostname);
+	return why === undefined ? undefined : { why, anywhere: false };
+}
+
+/**
+ * Refuses, before anything is sent, an approval whose links would point where phones cannot go:
+ * a link that is not an http(s) web address (a `file:` link, a host no browser takes, such as an
+ * IPv6 zone `[fe80::1%25eth0]`), wherever the API is; and an address phones cannot reach (n8n
+ * without WEBHOOK_URL builds them from its own host, 127.0.0.1 or a container's name) while the
+ * SMS go out through an API that is not on this machine or network: its recipients would get a
+ * link that opens nothing. With the API local too (the local simulator, an API inside the same
+ * network) such a link may well be meant for that network. `link` is the execution's resume URL
+ * as n8n writes it, before n8n reads it as a URL to sign it.
  */
 export function refuseUnreachableLink(node: INode, link: string, apiHost: string | undefined) {
-	const linkHost = hostOf(link);
-	const why = linkHost === undefined ? undefined : unreachable(linkHost);
-	if (why === undefined) return;
-	if (apiHost === undefined || unreachable(apiHost) !== undefined) return;
+	const problem = linkProblem(link);
+	if (problem === undefined) return;
+	const apiLocal = apiHost === undefined || unreachable(apiHost) !== undefined;
+	if (!problem.anywhere && apiLocal) return;
 	const base = link.split('?')[0].replace(/\/[^/]*\/[^/]*$/, '');
+	const through = apiHost === undefined ? '' : `, while the SMS go out through ${apiHost}`;
 	throw nothingSentError(
 		node,
-		`The approval link would point to ${base}/…, an address a phone cannot reach (${why}), while the SMS go out through ${apiHost}`,
+		`The approval link would point to ${base}/…, an address a phone cannot reach (${problem.why})${through}`,
 		"Set n8n's WEBHOOK_URL to the address phones can reach, for example https://n8n.example.com/, and restart n8n.",
 	);
 }

@@ -1,5 +1,5 @@
 // Sends the approval SMS, each with its recipient's link, in one request through Send's rules.
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { LINK_PARAMETER } from '../shared/approvalLink';
 import { signedResumeUrl, unsignedResumeUrl } from '../shared/n8n/n8nInternals';
@@ -26,6 +26,21 @@ function answerLink(this: IExecuteFunctions, value: string): string {
 }
 
 /**
+ * Each recipient's link, in envelope order. A webhook address n8n cannot read as a URL (a host no
+ * browser takes, such as an IPv6 zone) fails n8n's own URL with a bare "Invalid URL": it is
+ * refused instead, named, as no phone could open it.
+ */
+function linksOf(this: IExecuteFunctions, codes: string[], apiHost: string | undefined): string[] {
+	try {
+		return codes.map((code, recipient) => answerLink.call(this, linkValue(recipient, code)));
+	} catch (error) {
+		const { input } = error as { input?: unknown };
+		if (typeof input === 'string') refuseUnreachableLink(this.getNode(), input, apiHost);
+		throw new NodeOperationError(this.getNode(), error as Error);
+	}
+}
+
+/**
  * Sends every input item's message with its recipient's own link after it, in one request,
  * through Send's own checks, request and outcome rules, and returns the wait the links answer.
  * Anything short of every message provably sent throws (the run error says which items went
@@ -49,9 +64,7 @@ export async function sendWithLinks(this: IExecuteFunctions, form: AnswerForm): 
 			envelopes.map(({ envelope }) => envelope.message),
 			form,
 		);
-		const links = envelopes.map((_, recipient) =>
-			answerLink.call(this, linkValue(recipient, made.codes[recipient])),
-		);
+		const links = linksOf.call(this, made.codes, apiHost);
 		if (links.length) refuseUnreachableLink(node, links[0], apiHost);
 		envelopes.forEach(({ envelope }, recipient) => {
 			envelope.message = `${envelope.message}\n${links[recipient]}`;
