@@ -66,6 +66,22 @@ describe('binary keys are unique across the form’s file fields', () => {
 		expect(result.run.waitTill).toBeUndefined();
 	});
 
+	test.each(['__proto__', '**proto**'])(
+		'a file field labelled %s, whose file would go under "__proto__" and vanish: refused before anything is sent',
+		async (label) => {
+			const result = await waitingRun([
+				{ fieldLabel: 'Parcel', fieldType: 'text' },
+				{ fieldLabel: label, fieldType: 'file', multipleFiles: false },
+			]);
+			expect(result.error?.message).toBe(
+				`Form Fields JSON: field 2 (${label}): would put its file under "__proto__", which n8n's binary data cannot hold`,
+			);
+			expect(result.error?.description).toContain('change the label. Nothing was sent.');
+			expect(sendRequests()).toHaveLength(0);
+			expect(result.run.waitTill).toBeUndefined();
+		},
+	);
+
 	test('"Photo" with Multiple Files beside "Photo 1 x" and "Photo x": every file keeps a key of its own', async () => {
 		// Photo gives Photo_0, Photo_1…: neither Photo_1_x nor Photo_x is one of them.
 		const waiting = await waitingRun([

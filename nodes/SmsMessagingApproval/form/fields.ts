@@ -250,6 +250,14 @@ export function fieldOf(node: INode, raw: unknown, position: number, where: stri
 			'Choose one of the types the page offers.',
 		);
 	}
+	// n8n's binary data is a plain object: a file under "__proto__" would set its prototype instead.
+	if (type === 'file' && binaryKeyOf(label) === '__proto__') {
+		refused(
+			named,
+			'would put its file under "__proto__", which n8n\'s binary data cannot hold',
+			'A file comes out as binary data under its label with every character other than a letter, digit or _ replaced by _: change the label.',
+		);
+	}
 	// A hidden field always gives its value, an html field shows only: neither can be required.
 	const required = values.requiredField === true && type !== 'hiddenField' && type !== 'html';
 	return { label, type, required, ...extrasOf(named, type, values) };
