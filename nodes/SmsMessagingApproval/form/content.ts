@@ -1,4 +1,4 @@
-// What a file is by its first bytes, whatever its name or the type a browser gave it.
+// What a file is by its first bytes (and a ZIP's list of entries), whatever its name or the type a browser gave it.
 
 /** A kind of file the node recognises by its first bytes. */
 interface Kind {
@@ -15,6 +15,12 @@ export type Content = Kind | null;
 
 /** How many first bytes tell a file's kind (a ZIP's first entries, an SVG after its prolog). */
 export const HEAD_BYTES = 4096;
+
+/** How many last bytes of a ZIP are read for its central directory (thousands of entries). */
+export const TAIL_BYTES = 1 << 20;
+
+/** Whether a file's first bytes are a ZIP's, whose last bytes then say more (contentOf's `tail`). */
+export const isZip = (head: Buffer) => head.subarray(0, 4).equals(ZIP_ENTRY);
 
 const kind = (mimes: string, extensions: string, active?: true): Kind => ({
 	mimes: mimes.split(' '),
@@ -89,8 +95,8 @@ function byBrand(brand: string): Content {
 	if (brand === 'qt  ') return KINDS.mov;
 	if (/^M4[AB] $/.test(brand)) return KINDS.m4a;
 	if (/^3g[p2]/.test(brand)) return KINDS.threeGp;
-	if (/^(isom|iso[2-9]|mp41|mp42|avc1|M4V |dash|mmp4|MSNV|f4v )$/.test(brand)) return KINDS.mp4;
-	return null;
+	// Any other brand of four printable characters (Sony's XAVC, a camera's own) is ISO base media.
+	return /^[\x20-\x7e]{4}$/.test(brand) ? KINDS.mp4 : null;
 }
 
 /** What the first entry of an OpenDocument file or an EPUB, `mimetype`, says. */
@@ -102,48 +108,107 @@ const ZIP_MIMETYPES: Record<string, Kind> = {
 };
 
 const ZIP_ENTRY = Buffer.from('PK\x03\x04', 'latin1');
+const ZIP_DIRECTORY_END = Buffer.from('PK\x05\x06', 'latin1');
 
-/** A ZIP by its first entries: an Office or OpenDocument file, an EPUB, or a plain ZIP. */
-function zipKind(head: Buffer, ascii: string): Kind {
+/** The names of the local entries in a ZIP's first bytes, in order. */
+function localNames(head: Buffer, ascii: string): string[] {
 	// Each local file header: its signature, then at 26 its name's length, at 30 the name.
 	const names: string[] = [];
 	for (let at = head.indexOf(ZIP_ENTRY); at >= 0; at = head.indexOf(ZIP_ENTRY, at + 4)) {
 		if (at + 30 > head.length) break;
 		names.push(ascii.slice(at + 30, at + 30 + head.readUInt16LE(at + 26)));
 	}
-	if (names[0] === 'mimetype') {
+	return names;
+}
+
+/**
+ * Every entry's name from a ZIP's central directory, which its last bytes hold (`tail`), whatever
+ * order the entries come in; undefined when the tail does not hold it whole (or it is ZIP64).
+ */
+function directoryNames(tail: Buffer): string[] | undefined {
+	const end = tail.lastIndexOf(ZIP_DIRECTORY_END);
+	if (end < 0 || end + 22 > tail.length) return undefined;
+	const count = tail.readUInt16LE(end + 10);
+	// The directory ends where its end record starts: it lies `size` bytes before.
+	let at = end - tail.readUInt32LE(end + 12);
+	const names: string[] = [];
+	for (let entry = 0; entry < count; entry++) {
+		if (at < 0 || at + 46 > end || tail.readUInt32LE(at) !== 0x02014b50) return undefined;
+		const length = tail.readUInt16LE(at + 28);
+		names.push(tail.toString('latin1', at + 46, at + 46 + length));
+		at += 46 + length + tail.readUInt16LE(at + 30) + tail.readUInt16LE(at + 32);
+	}
+	return names;
+}
+
+/**
+ * A ZIP by its entries: an OpenDocument file or an EPUB by its first entry, `mimetype`; an Office
+ * file by `[Content_Types].xml` and its `word/`, `xl/` or `ppt/` parts (a ZIP that merely holds a
+ * `word/` folder is a ZIP); or a plain ZIP. The central directory (`tail`) names every entry; the
+ * first bytes alone name only the first few.
+ */
+function zipKind(head: Buffer, ascii: string, tail?: Buffer): Kind {
+	const first = localNames(head, ascii);
+	if (first[0] === 'mimetype') {
 		const stated = /^mimetype([a-z0-9./+-]+)/.exec(ascii.slice(30))?.[1] ?? '';
 		const found = Object.entries(ZIP_MIMETYPES).find(([mime]) => stated.startsWith(mime));
 		if (found) return found[1];
 	}
+	const listed = tail && directoryNames(tail);
+	const names = listed ?? first;
+	if (!names.includes('[Content_Types].xml')) return KINDS.zip;
 	if (names.some((name) => name.startsWith('word/'))) return KINDS.docx;
 	if (names.some((name) => name.startsWith('xl/'))) return KINDS.xlsx;
 	if (names.some((name) => name.startsWith('ppt/'))) return KINDS.pptx;
-	return names.includes('[Content_Types].xml') ? KINDS.ooxml : KINDS.zip;
+	// Every name known and none an Office part: another package (a 3MF, a NuGet package).
+	return listed ? KINDS.zip : KINDS.ooxml;
 }
 
-/** Markup a browser would render, by the WHATWG sniffing rules: HTML, SVG or other XML. */
+/**
+ * Markup a browser would render: after comments, the first element (or the XML declaration, or a
+ * document type) says SVG, HTML by the WHATWG sniffing rules' tags, or other XML (an element that
+ * some end tag closes). A head that ends inside a comment says nothing.
+ */
 function markupKind(ascii: string): Content {
-	const text = ascii.replace(/^(\xef\xbb\xbf)?\s*/, '');
-	if (!text.startsWith('<')) return null;
-	if (/<svg[\s>/]/i.test(text)) return KINDS.svg;
-	if (/^<\?xml[\s?]/i.test(text)) return KINDS.xml;
+	const text = ascii.replace(/^(\xef\xbb\xbf)?(\s|<!--[\s\S]*?-->)*/, '');
+	if (!text.startsWith('<') || text.startsWith('<!--')) return null;
+	if (/^<\?xml[\s?]/i.test(text)) return /<svg[\s>/]/i.test(text) ? KINDS.svg : KINDS.xml;
+	if (/^<svg[\s>/]/i.test(text)) return KINDS.svg;
 	const html =
-		/^<(!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p|!--)[\s>]/i;
-	return html.test(text) ? KINDS.html : null;
+		/^<(!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p)[\s>]/i;
+	if (html.test(text)) return KINDS.html;
+	if (/^<!doctype\s+svg[\s>]/i.test(text)) return KINDS.svg;
+	const element = /^<(?:!doctype\s+[^>]*>\s*<)?[A-Za-z_][\w.:-]*[\s>/]/.test(text);
+	return element && /<\/[A-Za-z_]|\/>/.test(text) ? KINDS.xml : null;
+}
+
+/**
+ * A JPEG: its start of image, then a marker segment with its length (a table, a frame, an app or
+ * comment segment); the three bytes FF D8 FF alone are no image.
+ */
+function isJpeg(head: Buffer): boolean {
+	if (head.length < 6 || head[0] !== 0xff || head[1] !== 0xd8 || head[2] !== 0xff) return false;
+	const marker = head[3];
+	return (
+		marker >= 0xc0 &&
+		marker <= 0xfe &&
+		!(marker >= 0xd0 && marker <= 0xd9) &&
+		head.readUInt16BE(4) >= 2
+	);
 }
 
 /** Kinds told by a few first bytes. */
 function byMagic(head: Buffer, ascii: string): Content {
-	const [b0, b1, b2] = head;
-	if (b0 === 0xff && b1 === 0xd8 && b2 === 0xff) return KINDS.jpeg;
+	const [b0, b1] = head;
+	if (isJpeg(head)) return KINDS.jpeg;
+	// PDF readers take a byte order mark or a line break before the header too.
+	if (/^(\xef\xbb\xbf)?\s*%PDF-/.test(ascii)) return KINDS.pdf;
 	const starts: Array<[string, Kind]> = [
 		['\x89PNG\r\n\x1a\n', KINDS.png],
 		['GIF87a', KINDS.gif],
 		['GIF89a', KINDS.gif],
 		['II*\0', KINDS.tiff],
 		['MM\0*', KINDS.tiff],
-		['%PDF-', KINDS.pdf],
 		['{\\rtf', KINDS.rtf],
 		['\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1', KINDS.cfb],
 		['\x1f\x8b', KINDS.gzip],
@@ -170,8 +235,14 @@ function byMagic(head: Buffer, ascii: string): Content {
 	return null;
 }
 
-/** What a file is by its first bytes (up to HEAD_BYTES of them). */
-export function contentOf(head: Buffer): Content {
+/** QuickTime's first atoms where a file has no `ftyp`. */
+const QUICKTIME_ATOMS = ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'];
+
+/**
+ * What a file is by its first bytes (up to HEAD_BYTES of them) and, for a ZIP, its last bytes
+ * (`tail`, up to TAIL_BYTES), which hold the list of its entries.
+ */
+export function contentOf(head: Buffer, tail?: Buffer): Content {
 	const ascii = head.toString('latin1');
 	if (ascii.startsWith('RIFF')) {
 		const form = ascii.slice(8, 12);
@@ -184,7 +255,8 @@ export function contentOf(head: Buffer): Content {
 					: null;
 	}
 	if (ascii.slice(4, 8) === 'ftyp') return byBrand(ascii.slice(8, 12));
-	if (ascii.startsWith('PK\x03\x04')) return zipKind(head, ascii);
+	if (QUICKTIME_ATOMS.includes(ascii.slice(4, 8))) return KINDS.mov;
+	if (isZip(head)) return zipKind(head, ascii, tail);
 	return byMagic(head, ascii) ?? markupKind(ascii);
 }
 

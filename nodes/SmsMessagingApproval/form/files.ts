@@ -2,7 +2,15 @@
 // content), and the files as binary data on the item, as n8n's Form node gives them.
 import type { IBinaryData, IBinaryKeyData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { contentOf, HEAD_BYTES, kindMatches, recognisable, type Content } from './content';
+import {
+	contentOf,
+	HEAD_BYTES,
+	isZip,
+	kindMatches,
+	recognisable,
+	TAIL_BYTES,
+	type Content,
+} from './content';
 import { binaryKeyOf, megabytes, type FormField } from './fields';
 
 /** A file as n8n's multipart parser (formidable, n8n 1.82 to 2.41) hands it to the node. */
@@ -85,19 +93,33 @@ export function fileSummaries(field: FormField, files: PostedFile[]): unknown {
 	);
 }
 
-/** A stored file's first bytes: from n8n's binary data store, or from the data itself in memory mode. */
-async function headOf(this: IWebhookFunctions, binary: IBinaryData): Promise<Buffer> {
-	if (!binary.id) return Buffer.from(binary.data.slice(0, (HEAD_BYTES / 3) * 4 + 4), 'base64');
-	const stream = await this.helpers.getBinaryStream(binary.id, HEAD_BYTES);
+/** A stored file's first `bytes` bytes, or its last ones: from n8n's binary data store, or from the data itself in memory mode. */
+async function bytesOf(
+	this: IWebhookFunctions,
+	binary: IBinaryData,
+	part: 'head' | 'tail',
+): Promise<Buffer> {
+	const bytes = part === 'head' ? HEAD_BYTES : TAIL_BYTES;
+	// Base64 in whole groups of 4 characters: 3 bytes each.
+	const chars = Math.ceil(bytes / 3) * 4;
+	if (!binary.id) {
+		const text = part === 'head' ? binary.data.slice(0, chars) : binary.data.slice(-chars);
+		const decoded = Buffer.from(text, 'base64');
+		return part === 'head' ? decoded.subarray(0, bytes) : decoded.subarray(-bytes);
+	}
+	const stream = await this.helpers.getBinaryStream(binary.id, Math.min(bytes, 1 << 16));
 	const chunks: Buffer[] = [];
 	let read = 0;
 	for await (const chunk of stream) {
 		chunks.push(Buffer.from(chunk as Buffer));
 		read += (chunk as Buffer).length;
-		if (read >= HEAD_BYTES) break;
+		if (part === 'head' && read >= bytes) break;
+		// The tail: only the last chunks that hold its bytes are kept.
+		while (part === 'tail' && read - chunks[0].length >= bytes) read -= chunks.shift()!.length;
 	}
 	stream.destroy();
-	return Buffer.concat(chunks).subarray(0, HEAD_BYTES);
+	const kept = Buffer.concat(chunks);
+	return part === 'head' ? kept.subarray(0, bytes) : kept.subarray(-bytes);
 }
 
 /**
@@ -126,7 +148,11 @@ async function storeOne(
 		nameOf(file),
 		declaredOf(file) || 'application/octet-stream',
 	);
-	const content = contentOf(await headOf.call(this, stored));
+	const head = await bytesOf.call(this, stored, 'head');
+	const content = contentOf(
+		head,
+		isZip(head) ? await bytesOf.call(this, stored, 'tail') : undefined,
+	);
 	storedAs(stored, file, content);
 	if (acceptedBy(field, file, content)) return { stored };
 	const what = content ? content.mimes[0] : 'not a kind of file this node recognises';
