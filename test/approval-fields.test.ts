@@ -403,8 +403,8 @@ describe('a file field checks what the page promises', () => {
 			'Meter photo': [
 				{ filename: 'meter.jpg', mimetype: 'image/jpeg', size: 2_048 },
 				{ filename: 'Seal.PNG', mimetype: 'image/png', size: 2_048 },
-				// As stored: the type its content is (part five).
-				{ filename: 'meter', mimetype: 'image/jpeg', size: 2_048 },
+				// As stored: the type its content is (part five), a name with its extension (part six).
+				{ filename: 'meter.jpg', mimetype: 'image/jpeg', size: 2_048 },
 			],
 		});
 		const binary = items![0].binary!;

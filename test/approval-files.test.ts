@@ -258,15 +258,15 @@ describe('what a phone sends', () => {
 		expect(refused.resumed).toBeUndefined();
 	});
 
-	test('a PNG posted as photo.jpg with image/jpeg, for image/*: stored as what it is, image/png', async () => {
+	test('a PNG posted as photo.jpg with image/jpeg, for image/*: stored as what it is, image/png, photo.png', async () => {
 		const waiting = await waitingRun(fileField('image/*'));
 		const png = { filename: 'photo.jpg', mimetype: 'image/jpeg', content: CONTENT.png };
 		const { items } = await send(waiting, { 'field-0': png });
 		expect(items![0].json.data).toEqual({
-			Photo: { filename: 'photo.jpg', mimetype: 'image/png', size: CONTENT.png.length },
+			Photo: { filename: 'photo.png', mimetype: 'image/png', size: CONTENT.png.length },
 		});
 		expect(items![0].binary!.Photo).toMatchObject({
-			fileName: 'photo.jpg',
+			fileName: 'photo.png',
 			mimeType: 'image/png',
 			fileExtension: 'png',
 		});

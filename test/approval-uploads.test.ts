@@ -1,6 +1,8 @@
-// SMS Messaging Approval's file fields, part six: a file as an attacker sends it. The node's
-// detector tells real files apart (and a truncated one). Through n8n-core's engine and
-// WebhookContext against the simulator, files posted as n8n's multipart parser hands them over.
+// SMS Messaging Approval's file fields, part six: a file as an attacker sends it. Active content
+// is never stored under a type a browser runs script in unless the field names it, a file's name
+// cannot climb or lie about what it is stored as, and the node's detector tells real files apart
+// (and a truncated one). Through n8n-core's engine and WebhookContext against the simulator, files
+// posted as n8n's multipart parser hands them over.
 import type { IBinaryData, INodeParameters } from 'n8n-workflow';
 
 import { answer, approvalRun, linksSent, type Upload } from './helpers/approval';
@@ -30,6 +32,9 @@ const send = (waiting: RunResult, file: Upload) =>
 		files: { 'field-0': file },
 	});
 
+/** Types a browser runs script in, as served. */
+const ACTIVE = /^(text\/html|[a-z]+\/([\w.-]+\+)?xml|(application|text)\/(x-)?(java|ecma)script)$/;
+
 /** What was stored for the answer's one file, and what `data` says of it. */
 function storedFile(
 	items: Array<{ json: Record<string, unknown>; binary?: Record<string, IBinaryData> }>,
@@ -46,6 +51,101 @@ function storedFile(
 
 const text = (content: string) => Buffer.from(content, 'latin1');
 const SCRIPT_AFTER_COMMENT = text('<!--x--><script>alert(document.domain)</script>');
+const IMG_ONERROR = text('<img src=x onerror=alert(1)>');
+const SVG_AFTER_LONG_COMMENT = text(`<!--${'x'.repeat(4_100)}--><svg onload="alert(1)"></svg>`);
+const HTML_PAGE = text('<!DOCTYPE html><html><body><script>alert(1)</script></body></html>');
+
+describe('active content is stored under a type a browser runs script in only where the field names it', () => {
+	// Content the node does not recognise, declared as a type a browser runs script in.
+	test.each([
+		[
+			'application/*',
+			'page.xhtml',
+			'application/xhtml+xml',
+			'an img onerror',
+			'page.bin',
+			IMG_ONERROR,
+		],
+		['.csv', 'data.csv', 'text/html', 'an img onerror', 'data.csv', IMG_ONERROR],
+		['', 'note.html', 'text/html', 'a script after a comment', 'note.bin', SCRIPT_AFTER_COMMENT],
+		[
+			'',
+			'drawing.svg',
+			'image/svg+xml',
+			'an svg after a 4,100-byte comment',
+			'drawing.bin',
+			SVG_AFTER_LONG_COMMENT,
+		],
+		['', 'feed.xml', 'application/rss+xml', 'an img onerror', 'feed.bin', IMG_ONERROR],
+		['', 'app.js', 'text/javascript', 'a script', 'app.bin', text('alert(document.domain)')],
+	])(
+		'Accepted %j: %s (%s) of %s is stored as application/octet-stream, %s',
+		async (accept, filename, mimetype, _, storedName, content) => {
+			const waiting = await waitingRun(accept);
+			const { response, items } = await send(waiting, { filename, mimetype, content });
+			expect(response.statusCode).toBe(200);
+			const stored = storedFile(items!);
+			expect(stored).toMatchObject({ mimeType: 'application/octet-stream', fileName: storedName });
+			expect(stored.mimeType).not.toMatch(ACTIVE);
+			expect(Buffer.from(stored.data, 'base64').equals(content)).toBe(true);
+		},
+	);
+
+	test.each([
+		['.html', 'page.html', HTML_PAGE, 'text/html', 'html'],
+		[
+			'image/svg+xml',
+			'drawing.svg',
+			text('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'),
+			'image/svg+xml',
+			'svg',
+		],
+	])(
+		'a page the node recognises (%s): stored as what it is where the field names it, as application/octet-stream where the field takes any file',
+		async (accept, filename, content, mimeType, fileExtension) => {
+			const named = await waitingRun(accept);
+			const asked = await send(named, { filename, mimetype: mimeType, content });
+			expect(storedFile(asked.items!)).toMatchObject({
+				mimeType,
+				fileExtension,
+				fileName: filename,
+			});
+			const any = await waitingRun('');
+			const taken = await send(any, { filename, mimetype: mimeType, content });
+			expect(storedFile(taken.items!)).toMatchObject({
+				mimeType: 'application/octet-stream',
+				fileExtension: 'bin',
+				fileName: filename.replace(/\.\w+$/, '.bin'),
+			});
+		},
+	);
+});
+
+describe('a file name is stored without a path, control characters or a lying extension', () => {
+	test.each([
+		['a path', '../../etc/passwd', 'passwd.jpg'],
+		['a Windows path', 'a\\..\\b.jpg', 'b.jpg'],
+		['a NUL byte', 'evil.html\u0000.jpg', 'evil.html.jpg'],
+		['an extension of another type', 'x.jpg.html', 'x.jpg'],
+		['a leading dot', '.htaccess', 'htaccess.jpg'],
+		['a right-to-left override', '\u202egpj.exe', 'gpj.jpg'],
+		['5,000 characters', `${'x'.repeat(4_996)}.jpg`, `${'x'.repeat(251)}.jpg`],
+		['300 two-byte letters', `${'é'.repeat(300)}.jpeg`, `${'é'.repeat(125)}.jpeg`],
+	])(
+		'a JPEG whose name has %s is stored under its last part, at most 255 bytes, ending with a JPEG extension',
+		async (_, filename, expected) => {
+			const waiting = await waitingRun('image/*');
+			const { items } = await send(waiting, {
+				filename,
+				mimetype: 'image/jpeg',
+				content: fileBytes('jpeg'),
+			});
+			const stored = storedFile(items!);
+			expect(stored).toMatchObject({ fileName: expected, mimeType: 'image/jpeg' });
+			expect(Buffer.byteLength(stored.fileName!)).toBeLessThanOrEqual(255);
+		},
+	);
+});
 
 /** A ZIP of `entries` as an archiver writes it: each entry stored, then the central directory. */
 function zipOf(entries: Array<[string, Buffer | string]>): Buffer {

@@ -279,3 +279,22 @@ export function kindMatches(entry: string, found: Kind): boolean {
 	}
 	return found.mimes.includes(entry);
 }
+
+/**
+ * Types a browser runs script in when it opens a file of them: HTML, XHTML, SVG, any XML (XSLT
+ * can script), JavaScript.
+ */
+export const isActiveType = (mime: string) =>
+	/^(text\/html|[a-z]+\/([\w.-]+\+)?xml|(application|text)\/(x-)?(java|ecma)script|text\/xsl)$/.test(
+		mime,
+	);
+
+/** Extensions a web server serves as one of those types. */
+export const isActiveExtension = (extension: string) =>
+	/^\.(html?|xht(ml)?|shtml|mht(ml)?|svgz?|xml|xslt?|m?js)$/i.test(extension);
+
+/** Whether Accepted File Types name a kind itself (`.svg`, `image/svg+xml`), not by a wildcard. */
+export const namesKind = (accept: string | undefined, found: Kind) =>
+	(accept ?? '')
+		.split(',')
+		.some((entry) => found.extensions.includes(entry) || found.mimes.includes(entry));

@@ -1,12 +1,15 @@
 // A file field's answer: how many files, their size and type (by name, by what they say, by their
-// content), and the files as binary data on the item, as n8n's Form node gives them.
+// content), and the files as binary data on the item, as n8n's Form node gives them, named safely.
 import type { IBinaryData, IBinaryKeyData, IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import {
 	contentOf,
 	HEAD_BYTES,
+	isActiveExtension,
+	isActiveType,
 	isZip,
 	kindMatches,
+	namesKind,
 	recognisable,
 	TAIL_BYTES,
 	type Content,
@@ -122,38 +125,85 @@ async function bytesOf(
 	return part === 'head' ? kept.subarray(0, bytes) : kept.subarray(-bytes);
 }
 
+/** A file's extension as its name gives it, with its dot (`.jpg`), or '' when it has none. */
+const extensionOf = (name: string) => /(?<=[^.])\.[\w+-]{1,16}$/.exec(name)?.[0] ?? '';
+
+/** A name's last part, without control or invisible characters or leading dots (`.htaccess`). */
+const baseNameOf = (name: string) =>
+	(name.split(/[/\\]/).pop() ?? '')
+		.replace(/[\p{Cc}\p{Cf}]/gu, '')
+		.trim()
+		.replace(/^[.\s]+/, '');
+
+/** The most bytes a stored file name takes (most file systems' limit). */
+const NAME_BYTES = 255;
+
 /**
- * A file stored as what its content is: its content type and extension, where the node
- * recognises the content (a PNG sent as photo.jpg with image/jpeg is image/png, png); the name
- * stays as sent.
+ * A file's name as stored: the last part of the name sent only, without control or invisible
+ * characters, at most 255 bytes, ending with `extension` (the one it is stored as): `x.jpg.html`
+ * of a JPEG is `x.jpg`, `photo.jpg` of a PNG `photo.png`, `../../etc/passwd` of a JPEG `passwd.jpg`.
  */
-function storedAs(stored: IBinaryData, file: PostedFile, content: Content) {
-	if (!content) return;
-	const declared = declaredOf(file);
-	stored.mimeType = content.mimes.includes(declared) ? declared : content.mimes[0];
-	const named = content.extensions.find((extension) =>
-		nameOf(file).toLowerCase().endsWith(extension),
-	);
-	stored.fileExtension = (named ?? content.extensions[0]).slice(1);
+function storedName(sent: string, extension: string | undefined): string {
+	let name = baseNameOf(sent) || 'file';
+	const own = extensionOf(name);
+	if (extension !== undefined && own.toLowerCase() !== `.${extension}`) {
+		const stem = name.slice(0, name.length - own.length);
+		name = extensionOf(stem).toLowerCase() === `.${extension}` ? stem : `${stem}.${extension}`;
+	}
+	const ending = extensionOf(name);
+	const stem = [...name.slice(0, name.length - ending.length)];
+	let bytes = Buffer.byteLength(name);
+	while (bytes > NAME_BYTES && stem.length) bytes -= Buffer.byteLength(stem.pop()!);
+	return stem.join('') + ending;
 }
 
-/** One file stored as binary data of the execution; what is wrong with its content, if anything. */
+/**
+ * How a file is stored: as what its content is, where the node recognises it (a PNG sent as
+ * photo.jpg with image/jpeg is image/png, png); content a browser runs script in (HTML, SVG, XML)
+ * only where Accepted File Types name its kind. Otherwise, and for content the node does not
+ * recognise, never as a type a browser runs script in: the type the browser gave, or
+ * application/octet-stream (`.bin`) in place of an active one. Its name as storedName makes it.
+ */
+function storedAs(stored: IBinaryData, field: FormField, file: PostedFile, content: Content) {
+	const declared = declaredOf(file);
+	const sent = file.originalFilename ?? '';
+	const own = extensionOf(baseNameOf(sent)).toLowerCase();
+	let extension: string | undefined;
+	if (content && (!content.active || namesKind(field.accept, content))) {
+		stored.mimeType = content.mimes.includes(declared) ? declared : content.mimes[0];
+		extension = (content.extensions.includes(own) ? own : content.extensions[0]).slice(1);
+	} else {
+		const active = !!content || declared === '' || isActiveType(declared);
+		stored.mimeType = active ? 'application/octet-stream' : declared;
+		extension = own === '' ? undefined : isActiveExtension(own) ? 'bin' : own.slice(1);
+	}
+	stored.fileExtension = extension;
+	if (extension === undefined) delete stored.fileExtension;
+	stored.fileName = storedName(sent, extension);
+}
+
+/**
+ * One file stored as binary data of the execution (n8n gives a node no way to read a posted file
+ * but to store it), under a name without a path and a type no browser runs script in until its
+ * content is known; then stored as what it is (storedAs). What is wrong with its content, if anything.
+ */
 async function storeOne(
 	this: IWebhookFunctions,
 	field: FormField,
 	file: PostedFile,
 ): Promise<{ stored: IBinaryData; problem?: string }> {
+	const declared = declaredOf(file);
 	const stored = await this.nodeHelpers.copyBinaryFile(
 		file.filepath,
-		nameOf(file),
-		declaredOf(file) || 'application/octet-stream',
+		storedName(file.originalFilename ?? '', undefined),
+		declared === '' || isActiveType(declared) ? 'application/octet-stream' : declared,
 	);
 	const head = await bytesOf.call(this, stored, 'head');
 	const content = contentOf(
 		head,
 		isZip(head) ? await bytesOf.call(this, stored, 'tail') : undefined,
 	);
-	storedAs(stored, file, content);
+	storedAs(stored, field, file, content);
 	if (acceptedBy(field, file, content)) return { stored };
 	const what = content ? content.mimes[0] : 'not a kind of file this node recognises';
 	return {
@@ -167,8 +217,8 @@ async function storeOne(
  * the request is answered), under the field's label with every non-word character replaced by
  * `_` (`_0`, `_1`… with Multiple Files), as n8n's Form node does; then checks each file's content
  * against Accepted File Types. Gives each file field's value for `data` as stored (the type its
- * content is). A refused answer leaves its stored files unused; n8n deletes them with the
- * execution.
+ * content is, the name it is stored under). A refused answer leaves its stored files unused; n8n
+ * deletes them with the execution.
  */
 export async function storeFiles(
 	this: IWebhookFunctions,
@@ -188,11 +238,7 @@ export async function storeFiles(
 		for (const [index, file] of filesOf(position).entries()) {
 			const { stored, problem } = await storeOne.call(this, field, file);
 			problems[position] ??= problem;
-			summaries.push({
-				filename: file.originalFilename ?? '',
-				mimetype: stored.mimeType,
-				size: file.size,
-			});
+			summaries.push({ filename: stored.fileName, mimetype: stored.mimeType, size: file.size });
 			binary[`${binaryKeyOf(field.label)}${field.multipleFiles ? `_${index}` : ''}`] = stored;
 		}
 		values.set(position, fieldValue(field, summaries));
