@@ -57,7 +57,7 @@ describe('the six other field types of n8n’s forms', () => {
 		expect(html).toContain(`<div class="html">${SANITIZED_NOTICE}</div>`);
 		expect(html).not.toMatch(/alert\(|steal|onclick|javascript:/);
 		expect(html).toContain(
-			'<input type="file" id="field-5" name="field-5" required aria-describedby="field-5-error" accept="image/*" data-max-bytes="10000000" data-label="Meter photo" data-limit="10 MB">',
+			'<input type="file" id="field-5" name="field-5" required aria-describedby="field-5-error" accept="image/*" data-max-bytes="10000000" data-max-files="1" data-label="Meter photo" data-limit="10 MB">',
 		);
 		expect(html).toContain('<p class="hint">Up to 10 MB. Accepted: image/*.</p>');
 		expect(html).not.toContain('A-2291');
@@ -500,6 +500,11 @@ describe('a form that cannot work is refused before anything is sent', () => {
 			'a file limit over n8n’s own',
 			[{ fieldLabel: 'A', fieldType: 'file', maxFileSizeMb: 500 }],
 			/Max File Size \(MB\) must be above 0 and at most 200, not 500/,
+		],
+		[
+			'Max Files that is no whole number of at least 1',
+			[{ fieldLabel: 'A', fieldType: 'file', multipleFiles: true, maxFiles: 0 }],
+			/field 1 \(A\): Max Files must be a whole number from 1 to 1000, not 0/,
 		],
 		[
 			'two file fields whose files would share a name',

@@ -19,7 +19,14 @@ import {
 	recordedPage,
 	refusedPage,
 } from './form/page';
-import { claimAnswer, hasExpired, recipientOf, type Wait } from './waitKey';
+import {
+	claimAnswer,
+	countRefusedFiles,
+	hasExpired,
+	recipientOf,
+	takesFiles,
+	type Wait,
+} from './waitKey';
 
 type Outcome = { status: number; html: string; data?: IDataObject; binary?: IBinaryKeyData };
 
@@ -57,17 +64,24 @@ function approvalOutcome(
 	return { status: 200, html: recordedPage(label), data: { approved } };
 }
 
+/** What a link that takes no more files is told under each file field it sent one to. */
+const NO_MORE_FILES =
+	'Nothing was stored: this link sent files that were not what they said too often, and takes no more files. Ask the sender for a new link.';
+
 /**
  * What a POST of a form records: every field checked as the page promises, each file stored and
  * its content checked; a refused answer gets the page back with each wrong field named and the
- * rest as given, and records nothing.
+ * rest as given, and records nothing. A link that sent files refused for their content too often
+ * stores no more (waitKey.ts, takesFiles).
  */
 async function formOutcome(
 	this: IWebhookFunctions,
-	form: FieldsForm,
-	message: string,
+	wait: Wait,
+	recipient: number,
 	body: IDataObject,
 ): Promise<Outcome> {
+	const form = wait.form as FieldsForm;
+	const message = wait.messages[recipient];
 	const files = isMultipart(this) ? this.getBodyData().files : undefined;
 	const filesOf = (name: string) => postedFiles(files, name);
 	const checked = checkAnswer(form, body, filesOf);
@@ -75,13 +89,21 @@ async function formOutcome(
 		const { given, problems, cut } = checked;
 		return { status: 400, html: formPage(form, message, given, problems, cut) };
 	}
+	const sent = form.fields.map(
+		(field, at) => field.type === 'file' && filesOf(inputName(at)).length > 0,
+	);
+	if (sent.includes(true) && !takesFiles(wait, recipient)) {
+		const problems = sent.map((each) => (each ? NO_MORE_FILES : undefined));
+		return { status: 429, html: formPage(form, message, checked.given, problems) };
+	}
 	const { binary, problems, values } = await storeFiles.call(this, form.fields, (position) =>
 		filesOf(inputName(position)),
 	);
 	if (problems.some((problem) => problem !== undefined)) {
+		countRefusedFiles(wait, recipient);
 		return { status: 400, html: formPage(form, message, checked.given, problems) };
 	}
-	// A file field's value as stored: the type its content is.
+	// A file field's value as stored: the type its content is, the name it is stored under.
 	for (const [position, value] of values) {
 		Object.defineProperty(checked.data, form.fields[position].label, {
 			value,
@@ -109,9 +131,9 @@ async function handle(
 	// Only a POST of the page's form records: a GET (a link preview, a scanner) only shows the page.
 	const body = method === 'POST' ? postedFields.call(this) : {};
 	if (wait.form.kind === 'approval') return approvalOutcome(wait, recipient, method, body);
-	const message = wait.messages[recipient];
-	if (method !== 'POST') return { status: 200, html: formPage(wait.form, message) };
-	return await formOutcome.call(this, wait.form, message, body);
+	if (method !== 'POST')
+		return { status: 200, html: formPage(wait.form, wait.messages[recipient]) };
+	return await formOutcome.call(this, wait, recipient, body);
 }
 
 /**

@@ -194,6 +194,16 @@ const fieldValues: INodeProperties[] = [
 		displayOptions: showForFile,
 	},
 	{
+		displayName: 'Max Files',
+		name: 'maxFiles',
+		type: 'number',
+		default: 50,
+		typeOptions: { minValue: 1, maxValue: 1000 },
+		description:
+			'How many files one answer may hold; more are refused before any is stored, and the page says so before the upload',
+		displayOptions: { show: { fieldType: ['file'], multipleFiles: [true] } },
+	},
+	{
 		displayName: 'Accepted File Types',
 		name: 'acceptFileTypes',
 		type: 'string',
@@ -255,7 +265,7 @@ export const formProperties: INodeProperties[] = [
 		default:
 			'[\n  {\n    "fieldLabel": "Meter reading",\n    "fieldType": "number",\n    "requiredField": true\n  }\n]',
 		description:
-			'A JSON array of fields, each with fieldLabel, fieldType (text, textarea, email, number, password, date, dropdown, checkbox, radio, file, hiddenField, html), placeholder and requiredField; for dropdown, checkbox and radio fieldOptions: { values: [{ option }] }; for dropdown multiselect; for checkbox limitSelection (exact, range, unlimited) with numberOfSelections, minSelections, maxSelections; for file multipleFiles, acceptFileTypes and maxFileSizeMb; for hiddenField fieldName and fieldValue; for html html and elementName',
+			'A JSON array of fields, each with fieldLabel, fieldType (text, textarea, email, number, password, date, dropdown, checkbox, radio, file, hiddenField, html), placeholder and requiredField; for dropdown, checkbox and radio fieldOptions: { values: [{ option }] }; for dropdown multiselect; for checkbox limitSelection (exact, range, unlimited) with numberOfSelections, minSelections, maxSelections; for file multipleFiles, maxFiles, acceptFileTypes and maxFileSizeMb; for hiddenField fieldName and fieldValue; for html html and elementName',
 		displayOptions: { show: { responseType: ['customForm'], defineForm: ['json'] } },
 	},
 ];

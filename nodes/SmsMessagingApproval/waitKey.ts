@@ -104,3 +104,27 @@ export function claimAnswer(wait: Wait): boolean {
 	if (answered.size > ANSWERED_KEPT) answered.delete(answered.values().next().value!);
 	return true;
 }
+
+/**
+ * How many answers through each link (a wait and a recipient) this process refused for a file's
+ * content. n8n gives a node no way to read a posted file but to store it, nor to delete what it
+ * stored: a refused answer's files stay in the binary data until the execution is deleted. So a
+ * link that sent files that were not what they said REFUSED_FILES_TAKEN times takes no more files,
+ * and a loop of such posts stores no more than that. Bounded like `answered`.
+ */
+const refusedFiles = new Map<string, number>();
+const REFUSED_FILES_TAKEN = 3;
+
+const linkOf = (wait: Wait, recipient: number) => `${wait.id}.${recipient}`;
+
+/** Whether a link still takes files: fewer than REFUSED_FILES_TAKEN of its answers were refused for one. */
+export function takesFiles(wait: Wait, recipient: number): boolean {
+	return (refusedFiles.get(linkOf(wait, recipient)) ?? 0) < REFUSED_FILES_TAKEN;
+}
+
+/** Counts an answer through a link refused for a file's content. */
+export function countRefusedFiles(wait: Wait, recipient: number): void {
+	const link = linkOf(wait, recipient);
+	refusedFiles.set(link, (refusedFiles.get(link) ?? 0) + 1);
+	if (refusedFiles.size > ANSWERED_KEPT) refusedFiles.delete(refusedFiles.keys().next().value!);
+}

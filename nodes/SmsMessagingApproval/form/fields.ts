@@ -43,6 +43,8 @@ export interface FormField {
 	accept?: string;
 	/** The largest file a file field takes, in bytes. */
 	maxBytes?: number;
+	/** How many files a file field with Multiple Files takes at most. */
+	maxFiles?: number;
 	/** A hidden field's value: always this one, whatever a client posts. */
 	value?: string;
 	/** An html field's HTML, sanitized. */
@@ -58,6 +60,10 @@ export const binaryKeyOf = (label: string) => label.replace(/\W/g, '_');
 /** A file field's default limit, and the most it can be: n8n's own multipart limit (N8N_FORMDATA_FILE_SIZE_MAX). */
 const DEFAULT_MAX_MB = 25;
 const LARGEST_MAX_MB = 200;
+
+/** Max Files by default: more than a person sends in one answer; a cap on what a link can make n8n store. */
+const DEFAULT_MAX_FILES = 50;
+const LARGEST_MAX_FILES = 1000;
 
 /** One megabyte, as Max File Size (MB) counts it: decimal, as phones and n8n show sizes. */
 const MB = 1_000_000;
@@ -199,6 +205,20 @@ function maxBytesOf(named: Named, value: unknown): number {
 	return Math.floor(mb * MB);
 }
 
+/** Max Files: a whole number from 1 to 1,000, 50 when not given. */
+function maxFilesOf(named: Named, value: unknown): number {
+	if (value === undefined || value === null || value === '') return DEFAULT_MAX_FILES;
+	const count = Number(value);
+	if (!Number.isInteger(count) || count < 1 || count > LARGEST_MAX_FILES) {
+		refused(
+			named,
+			`Max Files must be a whole number from 1 to ${LARGEST_MAX_FILES}, not ${JSON.stringify(value)}`,
+			'Set how many files one answer may hold.',
+		);
+	}
+	return count;
+}
+
 /** What a field of `type` adds to the common ones. */
 function extrasOf(named: Named, type: FieldType, values: IDataObject): Partial<FormField> {
 	switch (type) {
@@ -213,9 +233,11 @@ function extrasOf(named: Named, type: FieldType, values: IDataObject): Partial<F
 		}
 		case 'file': {
 			const accept = acceptOf(named, values.acceptFileTypes);
+			const multipleFiles = values.multipleFiles === true;
 			const file = {
-				multipleFiles: values.multipleFiles === true,
+				multipleFiles,
 				maxBytes: maxBytesOf(named, values.maxFileSizeMb),
+				maxFiles: multipleFiles ? maxFilesOf(named, values.maxFiles) : 1,
 			};
 			return accept ? { ...file, accept } : file;
 		}

@@ -66,6 +66,7 @@ const acceptedBy = (field: FormField, file: PostedFile, content?: Content) =>
 export function fileProblem(field: FormField, files: PostedFile[]): string | undefined {
 	if (files.length === 0) return field.required ? 'Choose a file.' : undefined;
 	if (!field.multipleFiles && files.length > 1) return 'Choose one file.';
+	if (files.length > field.maxFiles!) return `Choose at most ${field.maxFiles} files.`;
 	// A phone sends a photo kept in the cloud and not downloaded yet as a file of 0 bytes.
 	const empty = files.find((file) => file.size === 0);
 	if (empty) {
@@ -213,12 +214,13 @@ async function storeOne(
 }
 
 /**
- * Stores each file of the answer as binary data of the execution (n8n deletes its own copy once
- * the request is answered), under the field's label with every non-word character replaced by
- * `_` (`_0`, `_1`… with Multiple Files), as n8n's Form node does; then checks each file's content
- * against Accepted File Types. Gives each file field's value for `data` as stored (the type its
- * content is, the name it is stored under). A refused answer leaves its stored files unused; n8n
- * deletes them with the execution.
+ * Stores the files of the answer one by one as binary data of the execution (n8n deletes its own
+ * copy once the request is answered), under the field's label with every non-word character
+ * replaced by `_` (`_0`, `_1`… with Multiple Files), as n8n's Form node does, each checked by its
+ * content once stored; the first file refused by its content ends the storing (the rest of the
+ * answer is not stored). Gives each file field's value for `data` as stored (the type its content
+ * is, the name it is stored under). A refused answer leaves what it stored unused: n8n deletes it
+ * with the execution (a node cannot delete binary data).
  */
 export async function storeFiles(
 	this: IWebhookFunctions,
@@ -237,7 +239,10 @@ export async function storeFiles(
 		const summaries: IDataObject[] = [];
 		for (const [index, file] of filesOf(position).entries()) {
 			const { stored, problem } = await storeOne.call(this, field, file);
-			problems[position] ??= problem;
+			if (problem !== undefined) {
+				problems[position] = problem;
+				return { binary: {}, problems, values };
+			}
 			summaries.push({ filename: stored.fileName, mimetype: stored.mimeType, size: file.size });
 			binary[`${binaryKeyOf(field.label)}${field.multipleFiles ? `_${index}` : ''}`] = stored;
 		}

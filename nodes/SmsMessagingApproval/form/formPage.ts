@@ -49,7 +49,7 @@ function choices(field: FormField, id: string, given: string | string[], label: 
 function fileInput(field: FormField, common: string, given: string | string[]): string {
 	const limit = megabytes(field.maxBytes!);
 	const accept = field.accept ? attribute('accept', field.accept) : '';
-	const data = `${attribute('data-max-bytes', String(field.maxBytes))}${attribute('data-label', field.label)}${attribute('data-limit', limit)}`;
+	const data = `${attribute('data-max-bytes', String(field.maxBytes))}${attribute('data-max-files', String(field.maxFiles))}${attribute('data-label', field.label)}${attribute('data-limit', limit)}`;
 	const entries = field.accept?.split(',') ?? [];
 	// An extension is checked against the content too: a file renamed to fit is refused.
 	const byContent = entries.some((entry) => entry.startsWith('.'))

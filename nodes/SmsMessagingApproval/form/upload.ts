@@ -9,7 +9,7 @@ export const SENDING = `<p id="sending" class="sending" role="status" hidden>Sen
 /**
  * The page's only script, allowed by its hash (headers.ts), and the page works without it: on
  * submit it checks, before a byte is sent, what the node would refuse after the upload and a
- * browser does not check itself: each file's size, that it is not empty, its name or type
+ * browser does not check itself: how many files, each file's size, that it is not empty, its name or type
  * against Accepted File Types (its content the node reads), and how many boxes are ticked; each
  * problem goes under its field, in the node's words, in place of what an earlier answer was told
  * (a field changed since loses its old error). Then it leaves empty file fields out of the post
@@ -50,6 +50,8 @@ export const UPLOAD_SCRIPT = `
 	function fileProblem(input) {
 		var label = input.getAttribute('data-label') + ': ';
 		var max = Number(input.getAttribute('data-max-bytes'));
+		var most = Number(input.getAttribute('data-max-files'));
+		if (input.files.length > most) return label + 'Choose at most ' + most + ' files.';
 		for (var j = 0; j < input.files.length; j++) {
 			var file = input.files[j];
 			if (file.size === 0) {
