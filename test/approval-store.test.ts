@@ -4,7 +4,7 @@
 import { BinaryDataService } from 'n8n-core';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,12 +21,16 @@ const { Container } = require(
 
 process.env.N8N_HMAC_SIGNATURE_SECRET = 'approval-store-test-secret';
 const storage = mkdtempSync(join(tmpdir(), 'sms-approval-binary-data-'));
-process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'sms-approval-n8n-'));
+const userFolder = mkdtempSync(join(tmpdir(), 'sms-approval-n8n-'));
+process.env.N8N_USER_FOLDER = userFolder;
 process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'filesystem';
 process.env.N8N_BINARY_DATA_STORAGE_PATH = storage;
 
 beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
+});
+afterAll(() => {
+	for (const dir of [storage, userFolder]) rmSync(dir, { recursive: true, force: true });
 });
 
 const ctx = useSimulator();
