@@ -39,10 +39,28 @@ describe.each(POLL_MODES)(
 			{ zone: 'America/New_York', offsetMinutes: -300, sentFromStartMs: HOUR_MS, emitted: true },
 			// East of UTC: a message sent two hours before the window is written inside it.
 			{ zone: 'UTC+03:00', offsetMinutes: 180, sentFromStartMs: -2 * HOUR_MS, emitted: false },
+			// West of UTC, an API reading `start-date` as its words say, "sent after this date", after
+			// the end of that day in its own zone: asked the day before the window's first day in UTC,
+			// it listed nothing from the first five hours of the window.
+			{
+				zone: 'America/New_York',
+				offsetMinutes: -300,
+				sentFromStartMs: HOUR_MS,
+				emitted: true,
+				afterDay: true,
+			},
+			{
+				zone: 'UTC-11:00',
+				offsetMinutes: -660,
+				sentFromStartMs: 10 * HOUR_MS,
+				emitted: true,
+				afterDay: true,
+			},
 		])(
-			'API Time Zone $zone: a message sent $sentFromStartMs ms from the window start is emitted: $emitted',
-			async ({ zone, offsetMinutes, sentFromStartMs, emitted }) => {
+			'API Time Zone $zone: a message sent $sentFromStartMs ms from the window start is emitted: $emitted (start-date read after the day: $afterDay)',
+			async ({ zone, offsetMinutes, sentFromStartMs, emitted, afterDay = false }) => {
 				ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+				ctx.sim.options.startDateAfterDay = afterDay;
 				const edge = sentMessage(windowStart() + sentFromStartMs);
 				const recent = sentMessage(Date.now() - HOUR_MS);
 				const trigger = await activateTrigger({

@@ -40,10 +40,10 @@ const RAISE_PAGES = { quiet: 2, emitting: 20 };
  * run emits the newest matching message and leaves the static data alone.
  */
 export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const watch = readWatch.call(this);
 	const credentials = await apiCredentials(this);
 	// Before any request: an API Time Zone that names no zone is an error naming the field.
 	const zone = apiZoneOf(this.getNode(), credentials);
+	const watch = readWatch.call(this, zone);
 	const budget = typeof this.getPollBudgetMs === 'function' ? this.getPollBudgetMs() : undefined;
 	const deadline = Date.now() + (budget ?? DEFAULT_BUDGET_MS);
 	// The poll's reads wait their turn with the other runs that use this credential and host under

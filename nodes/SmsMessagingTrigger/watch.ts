@@ -28,8 +28,11 @@ export interface Watch {
 	fullReadingMs: number;
 }
 
-/** Checks every parameter before any request; a bad one stops the poll naming its field. */
-export function readWatch(this: IPollFunctions): Watch {
+/**
+ * Checks every parameter before any request; a bad one stops the poll naming its field. `zone`: the
+ * credential's API Time Zone, the zone the API dates its messages in (`start-date`).
+ */
+export function readWatch(this: IPollFunctions, zone: string): Watch {
 	const node = this.getNode();
 	const ref = (field: string, label: string) => ({ node, field, label });
 	const statuses = oneOrMoreOf(
@@ -67,7 +70,7 @@ export function readWatch(this: IPollFunctions): Watch {
 	// The one window rule (nodes/shared/lists/sentWindow.ts): asked from a day earlier, kept by sentAt.
 	const startMs = windowStartMs(lookbackDays);
 	const startDay = utcDay(startMs);
-	query['start-date'] = startDateFor(startMs);
+	query['start-date'] = startDateFor(startMs, zone);
 	return {
 		statuses: watched,
 		query,

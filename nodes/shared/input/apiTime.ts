@@ -128,6 +128,15 @@ function readApiTime(value: string, zone: string): number {
 }
 
 /**
+ * The day (YYYY-MM-DD) a moment (ms since the epoch) falls on in `zone`, as the API dates it where
+ * it writes its times in that zone; in UTC for a zone that names none (apiZoneOf refuses those).
+ */
+export function apiDay(at: number, zone: string): string {
+	const local = zoneOf(zone);
+	return new Date(at + (local === undefined ? 0 : offsetAt(local, at))).toISOString().slice(0, 10);
+}
+
+/**
  * The credential's API Time Zone (`apiTimeZone`): the zone the API writes times without an offset
  * in, UTC when left empty; an error naming the field when it names no zone (before any request).
  */

@@ -2,7 +2,7 @@
 // (`start-date`, spec section 4.4), and how a lookup reads the list's times, in one place.
 import type { IDataObject } from 'n8n-workflow';
 
-import { apiTime, hasOffset } from '../input/apiTime';
+import { apiDay, apiTime, hasOffset } from '../input/apiTime';
 
 const DAY_MS = 86_400_000;
 
@@ -38,11 +38,12 @@ export function windowStartMs(lookbackDays: number, now = Date.now()): number {
 /**
  * The `start-date` that asks the SMS list for every message sent at `since` or later, however the
  * API reads it: the spec says "messages sent after this date", which an API may read as from the
- * end of that day, or from its start. So it is the day before `since`'s day, and the records are
+ * end of that day, or from its start, of the day in the zone it dates messages in (`zone`, the
+ * credential's API Time Zone). So it is the day before `since`'s day there, and the records are
  * then kept by their own `sentAt`: at most one day more of the list is read.
  */
-export function startDateFor(since: number): string {
-	return utcDay(dayStart(since) - DAY_MS);
+export function startDateFor(since: number, zone: string): string {
+	return utcDay(Date.parse(apiDay(since, zone)) - DAY_MS);
 }
 
 const HOUR_MS = 3_600_000;
@@ -59,7 +60,7 @@ const ZONE_STEP_MS = 900_000;
  * older than `since`, so this costs no request.
  */
 export function startDateInAnyZone(since: number): string {
-	return startDateFor(since - WEST_MS);
+	return startDateFor(since - WEST_MS, 'UTC');
 }
 
 /** What to do where the SMS list's times contradict the credential's API Time Zone. */
