@@ -7,7 +7,7 @@
 // record (its Message ID and Sent At). Where nothing shows the zone, times read in UTC that lie
 // after now contradict the setting, and the advice names it (test/spring-times.test.ts sets it).
 // Times with an offset keep their exact reading.
-import { runWorkflow } from './helpers/n8n';
+import { runWorkflow, type Credentials } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
 import { useSimulator } from './helpers/simulator';
 import { useVirtualClock } from './helpers/virtual-clock';
@@ -187,14 +187,44 @@ describe.each([
 	test('alone, nothing shows the zone: the older message is not given (read in UTC it is older, or lies after now and contradicts the setting)', async () => {
 		ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
 		const result = await getStatus([notTaken()]);
-		// West of UTC it reads older than the message; east of UTC+02:30 it reads after now.
+		// West of UTC it reads older than the message (in New York 7.5 hours, a zone it may be
+		// written in; in UTC−12:00, 14.5, none); east of UTC+02:30 it reads after now.
 		expect(result.items[0].json.error).toBe(
 			offsetMinutes < 0
-				? 'The message to 254799000000 is not in the SMS list yet'
+				? `The message to 254799000000 is not in the SMS list yet${offsetMinutes === -300 ? ', or the API writes its times in UTC-07:30' : ''}`
 				: "The SMS list's times contradict the credential's API Time Zone (UTC)",
 		);
 	});
 });
+
+describe.each([
+	['America/New_York (UTC−05:00)', -300, 'UTC-05:00'],
+	['America/St_Johns (UTC−03:30)', -210, 'UTC-03:30'],
+])(
+	'%s, API Time Zone left at UTC: Get Delivery Status of a message just sent, given by number, text and Sent At',
+	(_, offsetMinutes, seems) => {
+		test('its record, older read in UTC by a whole or half number of hours, is named with the zone it seems written in, and not taken', async () => {
+			ctx.sim.apiZoneOffsetMinutes = offsetMinutes;
+			const [sent] = await sendNow(1);
+			const item = { recipient: sent.recipient, message: sent.message, sentAt: sent.sentAt };
+			const result = await getStatus([item]);
+			expect(result.items[0].json.id).toBeUndefined();
+			expect(result.items[0].json.error).toBe(
+				`The message to ${String(sent.recipient)} is not in the SMS list yet, or the API writes its times in ${seems}`,
+			);
+			expect(result.items[0].error?.description).toContain(
+				`The SMS list holds a message with this number and text sent at ${ctx.sim.sms[0].sentAt}: read in ${seems}, that is when this one went out`,
+			);
+			// Set as it names, the same item finds its record.
+			const set = await runWorkflow({
+				parameters: { resource: 'sms', operation: 'getStatus' },
+				items: [item],
+				credentials: { ...ctx.credentials, apiTimeZone: seems } as Credentials,
+			});
+			expect(set.items.map((found) => found.json)).toEqual(ctx.sim.sms);
+		});
+	},
+);
 
 describe('times with an offset keep their exact reading', () => {
 	test('Get Delivery Status of messages just sent, and Send\u2019s lookup after a timeout the API took', async () => {

@@ -45,6 +45,8 @@ export interface FoundMessage {
 	older?: IDataObject;
 	future?: IDataObject;
 	zone?: string;
+	/** The zone the times seem written in, by `older` (sentMessages.ts): "UTC-05:00". */
+	seems?: string;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 } from './matching';
 import { walkPages, type ListOrder } from './pageWalker';
 import { pageCount, recordKey, type PageRead, type RepeatedPages } from './pages';
-import { CLOCK_MARGIN_MS, ListTimes, startDateInAnyZone } from './sentWindow';
+import { CLOCK_MARGIN_MS, ListTimes, seemingZone, startDateInAnyZone } from './sentWindow';
 
 /**
  * Reads one page of `GET {baseUrl}/sms` with these query parameters (retrying what the caller
@@ -64,10 +64,7 @@ interface SameNumberAndText {
 }
 
 /** The wanted messages by number and text, in the order they first come. */
-function byNumberAndText(
-	wanted: SentMessage[],
-	read: ReadNumbers,
-): Map<string, SameNumberAndText> {
+function byNumberAndText(wanted: SentMessage[], read: ReadNumbers): Map<string, SameNumberAndText> {
 	const groups = new Map<string, SameNumberAndText>();
 	for (const message of wanted) {
 		const key = numberAndTextKey(message.recipient, message.text, read);
@@ -234,7 +231,9 @@ async function searchNumber(
  * A `sentAt` without an offset is read in the API's zone: the one the records of messages it is
  * known to have accepted show, else `zone` (the credential's API Time Zone). Where nothing showed
  * the zone and a record read in `zone` lies after now, the setting is contradicted: no message is
- * given a record (each is given that one as `future`).
+ * given a record (each is given that one as `future`); where nothing showed it and a message's
+ * `older` record lies a whole or half number of hours from its `sentAt`, the zone that record seems
+ * written in is named (`seems`), and nothing is taken for the message by it.
  *
  * It reads the window's first page, which holds the latest messages (often all it needs). Then,
  * when the window has more pages than the numbers still to find plus one, it searches each such
@@ -276,5 +275,11 @@ export async function findSentMessages(
 	const now = Date.now() + CLOCK_MARGIN_MS;
 	const future = times.learned ? undefined : reading.records.find((record) => time(record) > now);
 	if (future) return wanted.map(() => ({ future, zone }));
-	return matchSentMessages(wanted, reading.records, time, zone, read);
+	const found = matchSentMessages(wanted, reading.records, time, zone, read);
+	if (times.learned) return found;
+	return found.map((message, k) => {
+		const { sentAt } = wanted[k];
+		const seems = message.older && sentAt !== undefined && seemingZone(message.older, sentAt);
+		return seems ? { ...message, seems } : message;
+	});
 }

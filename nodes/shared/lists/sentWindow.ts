@@ -80,6 +80,34 @@ export const olderText = (record: IDataObject, zone: string) =>
 		? ''
 		: ` The SMS list holds one sent at ${String(record.sentAt)}, which, read in the credential's API Time Zone (${zone}), is older; if the API writes its times in another zone, ${SET_API_TIME_ZONE.charAt(0).toLowerCase()}${SET_API_TIME_ZONE.slice(1)}`;
 
+/** Zones' offsets a person would name: whole and half hours. */
+const HALF_HOUR_MS = 1_800_000;
+
+/**
+ * The zone a record without an offset seems written in, where read as UTC it lies a whole or half
+ * number of hours (within CLOCK_MARGIN_MS, from UTC-12:00 to UTC+14:00) from when its message went
+ * out (`sentAt`, ms): "UTC-05:00"; undefined otherwise. A guess for an error to name: nothing is
+ * taken for a message by it.
+ */
+export function seemingZone(record: IDataObject, sentAt: number): string | undefined {
+	if (hasOffset(record.sentAt)) return undefined;
+	const shift = apiTime(record.sentAt, 'UTC') - sentAt;
+	const step = Math.round(shift / HALF_HOUR_MS) * HALF_HOUR_MS;
+	if (!(Math.abs(shift - step) <= CLOCK_MARGIN_MS) || step < -WEST_MS || step > EAST_MS) {
+		return undefined;
+	}
+	const minutes = Math.abs(step) / 60_000;
+	const two = (n: number) => String(n).padStart(2, '0');
+	return `UTC${step < 0 ? '-' : '+'}${two(Math.floor(minutes / 60))}:${two(minutes % 60)}`;
+}
+
+/**
+ * What a matching record that seems written in another zone (`seems`) than the credential's
+ * (`zone`) says: read there, it is the message's own time; read in `zone`, another, older one.
+ */
+export const seemsText = (record: IDataObject, seems: string, zone: string) =>
+	` The SMS list holds a message with this number and text sent at ${String(record.sentAt)}: read in ${seems}, that is when this one went out; read in the credential's API Time Zone (${zone}), it is an older message, and nothing is taken for this one on that guess. If the API writes its times in ${seems}, set API Time Zone in the credential to it.`;
+
 /**
  * How one lookup reads the SMS list's times: one with an offset as written; one without in the
  * API's zone, learned from records of messages n8n saw the API accept (each such time less the

@@ -20,6 +20,7 @@ import {
 	CLOCK_MARGIN_MS,
 	futureText,
 	olderText,
+	seemsText,
 	SET_API_TIME_ZONE,
 	utcDay,
 	windowStartMs,
@@ -164,7 +165,7 @@ function readLookup(
 function notFound(
 	node: INode,
 	lookup: Lookup,
-	{ future, older, zone = 'UTC' }: FoundMessage,
+	{ future, older, seems, zone = 'UTC' }: FoundMessage,
 ): Error {
 	if (future) {
 		return new NodeOperationError(
@@ -176,20 +177,26 @@ function notFound(
 			},
 		);
 	}
+	if (older && seems) return notListed(node, lookup, seemsText(older, seems, zone), seems);
 	return notListed(node, lookup, older ? olderText(older, zone) : '');
 }
 
-/** The error of an item whose message the list does not show (`older`: what an older one says). */
+/**
+ * The error of an item whose message the list does not show (`older`: what an older one says;
+ * `seems`: the zone the list's times seem written in, by that one).
+ */
 function notListed(
 	node: INode,
 	{ itemIndex, lookbackDays, sentAt, message }: Lookup,
 	older: string,
+	seems?: string,
 ): Error {
 	const id = message.messageId === undefined ? '' : ` (message ID ${message.messageId})`;
+	const unless = seems === undefined ? '' : `, or the API writes its times in ${seems}`;
 	if (sentAt !== undefined && Date.now() - sentAt < NOT_LISTED_YET_MS) {
 		return new NodeOperationError(
 			node,
-			`The message to ${message.recipient} is not in the SMS list yet`,
+			`The message to ${message.recipient} is not in the SMS list yet${unless}`,
 			{
 				itemIndex,
 				description: `It went out at ${new Date(sentAt).toISOString()}, and the API lists a message some time after it accepts it. Run Get Delivery Status again later, for instance after a Wait node. An older message with the same number and text${id} is never taken for it.${older}`,
@@ -198,7 +205,7 @@ function notListed(
 	}
 	return new NodeOperationError(
 		node,
-		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days`,
+		`The message to ${message.recipient} is not in the SMS list of the last ${lookbackDays} days${unless}`,
 		{
 			itemIndex,
 			description: `No message to ${message.recipient} with this text${id} was sent on or after ${sentAt === undefined ? `${utcDay(windowStartMs(lookbackDays))} (UTC)` : new Date(message.since).toISOString()}, or every one there belongs to another item of this run. Check the number and the text, or raise Lookback Days.${older}`,
