@@ -419,6 +419,35 @@ describe('SMS Messaging Trigger: a baseline whose lists do not add up to the lis
 	);
 });
 
+describe.each(POLL_MODES)(
+	'SMS Messaging Trigger: ids that do not follow Sent At, n8n polling in %s mode',
+	(mode) => {
+		test.each(['FAILED', 'DELIVERED'])(
+			'10 messages imported %s before publishing (the highest ids, sent 20 hours before), listed only after the baseline: none emitted; a delivery after it comes once',
+			async (status) => {
+				for (let i = 0; i < 50; i++) message('DELIVERED', 2 - i / 50);
+				const imported = Array.from({ length: 10 }, (_, i) => message(status, 20 - i / 10));
+				for (const { id } of imported) ctx.sim.setListed(id, false);
+				const trigger = await activateTrigger({
+					parameters: { statuses: ['DELIVERED', 'FAILED'] },
+					credentials: ctx.credentials,
+					mode,
+				});
+				expect(trigger.atActivation.items).toBeNull();
+				if (mode === 'durable') expect((await trigger.poll()).items).toBeNull();
+				for (const { id } of imported) ctx.sim.setListed(id, true);
+				expect((await later(MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+				const after = message('SENT', 0);
+				expect((await later(2 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
+				ctx.sim.setSmsStatus(after.id, 'DELIVERED');
+				expect(emittedPairs(await later(3 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
+					`${after.id}:DELIVERED`,
+				]);
+			},
+		);
+	},
+);
+
 describe('SMS Messaging Trigger: a reading that misses a followed message', () => {
 	test.each([
 		['the SENT list', { query: { status: 'SENT' } }],
@@ -698,6 +727,33 @@ describe.each(POLL_MODES)(
 			]);
 			expect((await later(3 * MINUTE_MS, async () => await trigger.poll())).items).toBeNull();
 		});
+
+		test.each([false, true])(
+			'a message listed late below the mark, already DELIVERED, while 300 sent in the last 10 minutes sit above the mark (counted, not read): it comes at the next poll (pages without totals: %s)',
+			async (noTotals) => {
+				ctx.sim.omitTotals = noTotals;
+				const trigger = await activateIn({ statuses: ['DELIVERED'] });
+				await baseline(trigger);
+				const late = message('SENT', 0);
+				ctx.sim.setListed(late.id, false);
+				for (let i = 0; i < 300; i++) message('DELIVERED', 0);
+				// 11 minutes on: the 300 are emitted and the mark rises over them.
+				expect(
+					emittedPairs(await later(11 * MINUTE_MS, async () => await trigger.poll())),
+				).toHaveLength(300);
+				for (let i = 0; i < 300; i++) message('SENT', -11.5 / 60);
+				ctx.sim.setSmsStatus(late.id, 'DELIVERED');
+				ctx.sim.setListed(late.id, true);
+				expect(emittedPairs(await later(12 * MINUTE_MS, async () => await trigger.poll()))).toEqual(
+					[`${late.id}:DELIVERED`],
+				);
+				for (const minutes of [13, 14, 31]) {
+					expect(
+						(await later(minutes * MINUTE_MS, async () => await trigger.poll())).items,
+					).toBeNull();
+				}
+			},
+		);
 
 		test('pages without totals: a poll with nothing new and 1,000 messages in flight costs at most 19 requests (the first pages, where each count should end, and SENT read to its end)', async () => {
 			ctx.sim.omitTotals = true;

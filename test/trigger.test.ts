@@ -90,6 +90,10 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 			scope: '{"statuses":["DELIVERED","FAILED"],"lookbackDays":2}',
 			top: sentStill.id,
 			since: sentStill.id,
+			// The baseline's time less the listing lag (10 minutes) and 12 hours: a message first
+			// listed later and sent by then existed at the baseline.
+			sinceAt:
+				(state() as { fullReadingAt: number }).fullReadingAt - 10 * MINUTE_MS - 12 * 3_600_000,
 			lookedAtAbove: sentStill.id,
 			listedToTop: 3,
 			newest: sentStill.id,

@@ -3,6 +3,7 @@ import { Picture, TRACKED_LISTS, type Counts, type Status } from '../state/pictu
 import { readFirstPages } from './firstPages';
 import { Findings, type PollWindow } from './findings';
 import type { Lists } from './lists';
+import { WEST_MS } from '../../shared/lists/sentWindow';
 import { LISTING_LAG_MS } from './raiseMark';
 import { after, readDown, type Search } from './search';
 
@@ -43,6 +44,9 @@ export async function takeBaseline(
 	return markedAt(reading, top, observed, {
 		belowTop: observed.ALL - above,
 		newest: all[0]?.id ?? 0,
+		// Whatever zone the API writes its times in, read in UTC (API Time Zone left at its default):
+		// a message sent after the baseline never reads as sent before this.
+		sinceAt: window.now - LISTING_LAG_MS - WEST_MS,
 	});
 }
 
@@ -54,9 +58,9 @@ function markedAt(
 	reading: Picture,
 	top: number,
 	counts: Counts,
-	{ belowTop, newest }: { belowTop: number; newest: number },
+	{ belowTop, newest, sinceAt }: { belowTop: number; newest: number; sinceAt: number },
 ): Picture {
-	const marks = { top, since: top, listedUpTo: top, belowTop, newest };
+	const marks = { top, since: top, sinceAt, listedUpTo: top, belowTop, newest };
 	const picture = new Picture(reading.watched, marks, { ...counts });
 	for (const [id, message] of reading.tracked) {
 		if (id > top || !picture.needsNoEntry(id, message)) picture.setMessage(id, message);

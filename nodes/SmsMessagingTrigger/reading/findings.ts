@@ -70,7 +70,7 @@ export class Findings {
 				this.changes.push(change);
 				changes++;
 			}
-			this.decide(id, status, record);
+			this.decide(id, status, record, change !== undefined && change.from === undefined);
 			this.picture.untrackIfDefault(id);
 		}
 		if ((TRACKED_LISTS as ListName[]).includes(page.list)) this.judgeGone(page);
@@ -79,12 +79,16 @@ export class Findings {
 
 	/**
 	 * What a poll emits: a message seen in a watched status it is not recorded in, once, from the
-	 * window; it is recorded in it from then on (the baseline poll only records).
+	 * window; it is recorded in it from then on (the baseline poll only records). A message new to
+	 * the picture (`fresh`) sent by the baseline's `sinceAt` existed at the baseline, whatever its
+	 * id: recorded, not emitted.
 	 */
-	private decide(id: number, status: Status, record: IDataObject): void {
+	private decide(id: number, status: Status, record: IDataObject, fresh: boolean): void {
 		if (!this.picture.watched.has(status) || this.picture.recorded(id).has(status)) return;
 		this.picture.record(id, status);
 		const { emitting, startDay, today, zone } = this.window;
+		const { sinceAt } = this.picture.marks;
+		if (fresh && sinceAt !== undefined && this.sentAt(record) <= sinceAt) return;
 		if (emitting && sentDayOf(record, today, zone) >= startDay) this.toEmit.push(record);
 	}
 

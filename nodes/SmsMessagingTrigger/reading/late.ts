@@ -4,34 +4,41 @@ import type { Search } from './search';
 
 /**
  * Finds the messages listed late below the high-water mark, whose count the list of every status
- * shows: each one moves the known messages below it one place down. Known are the ids listed
- * above `listedUpTo` (a message listed late below it cannot be told from the baseline's, and
- * counts as recorded); the first page whose last known record sits lower than the picture puts it
- * holds a late one, or the page before does. Halving over the pages finds it in a few requests
- * however deep it is; each late one found is taken into the picture (a new message).
+ * shows. Read oldest first, that list holds `belowTop` records up to the mark, whatever is new
+ * above it (read or only counted, a bulk send), and each late one moves the known messages above
+ * it one place up. Known are the ids listed above `listedUpTo` (a message listed late below it
+ * cannot be told from the baseline's, and counts as recorded): the first page whose last known
+ * record sits higher than the picture puts it holds a late one, or the page before does. Halving
+ * over the pages finds it in a few requests however deep it is; each late one found is taken into
+ * the picture (a new message).
  */
 export async function findLate(search: Search): Promise<void> {
-	const { findings, lists, observed, topOffset } = search;
+	const { findings, lists, observed } = search;
 	const { picture } = findings;
-	if (topOffset === undefined) return;
+	const { belowTop } = picture.marks;
 	const known = [...picture.listed.keys()].sort((a, b) => b - a);
+	const residual = () => findings.residuals(observed).ALL;
+	if (known.length === 0 || residual() <= 0) return;
+	// Oldest first, the known message `place` places below the newest known sits here.
+	const expected = (place: number) => belowTop - 1 - place;
 	const rank = new Map(known.map((id, index) => [id, index]));
 	const pageOf = (position: number) => Math.floor(position / MAX_PAGE_SIZE);
-	/** How many places the last known record of page `index` moved down (undefined: none shown). */
-	const shift = async (index: number): Promise<number | undefined> => {
-		const page = await lists.page('ALL', index * MAX_PAGE_SIZE);
+	/**
+	 * How many places the last known record of page `index` moved up, and its place among the known
+	 * (undefined: the page shows none).
+	 */
+	const read = async (index: number) => {
+		const page = await lists.page('ALL', index * MAX_PAGE_SIZE, MAX_PAGE_SIZE, true);
 		findings.take(page);
 		for (let i = page.records.length - 1; i >= 0; i--) {
 			const place = rank.get(Number(page.records[i].id));
-			if (place !== undefined) return page.offset + i - (topOffset + place);
+			if (place !== undefined) return { moved: page.offset + i - expected(place), place };
 		}
 		return undefined;
 	};
-	const residual = () => findings.residuals(observed).ALL;
-	if (known.length === 0 || residual() <= 0) return;
 	const shifts = new Map<number, number | undefined>();
 	const at = async (index: number) => {
-		if (!shifts.has(index)) shifts.set(index, await shift(index));
+		if (!shifts.has(index)) shifts.set(index, (await read(index))?.moved);
 		return shifts.get(index);
 	};
 	/** Reads the pages between two whose shifts differ, down to the ones where it grows. */
@@ -43,7 +50,17 @@ export async function findLate(search: Search): Promise<void> {
 		await split(low, lowShift, middle, moved);
 		await split(middle, moved, high, highShift);
 	};
-	const high = pageOf(topOffset + known.length - 1 + residual());
-	const deepest = await at(high);
-	if (deepest !== undefined) await split(pageOf(topOffset) - 1, 0, high, deepest);
+	// The page of the newest known message: where the picture puts it, or higher by the late ones.
+	let high = pageOf(expected(0));
+	let newest = await read(high);
+	while (newest && newest.place > 0 && residual() > 0) {
+		const next = await read(high + 1);
+		if (!next) break;
+		high++;
+		newest = next;
+	}
+	if (newest) {
+		shifts.set(high, newest.moved);
+		await split(pageOf(expected(known.length - 1)) - 1, 0, high, newest.moved);
+	}
 }

@@ -182,7 +182,7 @@ class Resolver {
 			await lookUpGone(this.search);
 			return true;
 		}
-		if (residuals.ALL > 0 && this.search.topOffset !== undefined && !this.lateSearched) {
+		if (residuals.ALL > 0 && !this.lateSearched) {
 			this.lateSearched = true;
 			await findLate(this.search);
 			return true;

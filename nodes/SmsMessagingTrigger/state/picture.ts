@@ -57,6 +57,13 @@ interface Marks {
 	top: number;
 	/** `top` at the baseline poll. */
 	since: number;
+	/**
+	 * The baseline poll's time less the listing lag and 12 hours (the furthest west a zone lies,
+	 * should API Time Zone be left at UTC): a message first seen after the baseline that was sent by
+	 * then existed at the baseline, whatever its id (ms; undefined in a state stored before it was
+	 * kept).
+	 */
+	sinceAt?: number;
 	/** Every id up to this one counts as listed (the baseline); above it, `listed` says. */
 	listedUpTo: number;
 	/** How many records of ALL are at or below `top`. */

@@ -41,6 +41,8 @@ export interface TriggerStaticData {
 	top?: number;
 	/** Marks.since: `top` at the baseline poll. */
 	since?: number;
+	/** Marks.sinceAt: the baseline poll's time less the listing lag and 12 hours (ms). */
+	sinceAt?: number;
 	/** Marks.listedUpTo: every id up to it counts as listed. */
 	lookedAtAbove?: number;
 	/** The listed ids above `lookedAtAbove` up to `top` (Picture.listed), by day. */
@@ -73,6 +75,7 @@ const PICTURE_KEYS = [
 	'scope',
 	'top',
 	'since',
+	'sinceAt',
 	'lookedAtAbove',
 	'lookedAt',
 	'listedToTop',
@@ -104,6 +107,7 @@ export function loadPicture(
 		{
 			top,
 			since,
+			sinceAt: staticData.sinceAt,
 			listedUpTo: staticData.lookedAtAbove ?? top,
 			belowTop: staticData.listedToTop ?? 0,
 			newest: staticData.newest ?? top,
@@ -139,6 +143,7 @@ export function storePicture(
 		scope,
 		top: marks.top,
 		since: marks.since,
+		...(marks.sinceAt === undefined ? {} : { sinceAt: marks.sinceAt }),
 		lookedAtAbove: marks.listedUpTo,
 		listedToTop: marks.belowTop,
 		newest: marks.newest,

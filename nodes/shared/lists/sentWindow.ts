@@ -48,7 +48,7 @@ export function startDateFor(since: number, zone: string): string {
 
 const HOUR_MS = 3_600_000;
 /** The zones a service may write its local times in, without an offset: UTC−12:00 to UTC+14:00. */
-const WEST_MS = 12 * HOUR_MS;
+export const WEST_MS = 12 * HOUR_MS;
 const EAST_MS = 14 * HOUR_MS;
 /** Zones' offsets are whole quarter hours. */
 const ZONE_STEP_MS = 900_000;
