@@ -107,6 +107,28 @@ const GUARDS = [
 		tests: ['test/trigger-readings.test.ts'],
 	},
 	{
+		name: 'baseline: a message first seen after it and sent 12 h 10 min before it counts as recorded',
+		edits: [
+			{
+				file: 'SmsMessagingTrigger/reading/findings.js',
+				find: 'if (fresh && sinceAt !== undefined && this.sentAt(record) <= sinceAt)',
+				replace: 'if (false)',
+			},
+		],
+		tests: ['test/trigger-readings.test.ts'],
+	},
+	{
+		name: 'listed late: a message listed late below the mark is sought in the list of every status',
+		edits: [
+			{
+				file: 'SmsMessagingTrigger/reading/resolve.js',
+				find: 'if (residuals.ALL > 0 && !this.lateSearched)',
+				replace: 'if (false)',
+			},
+		],
+		tests: ['test/trigger-late-histories.test.ts'],
+	},
+	{
 		name: 'API Time Zone: the trigger reads Sent At in the credential’s zone',
 		edits: [
 			{
