@@ -210,7 +210,7 @@ async function runHistory({
 					.filter((r) => r.path === '/sms')
 					.map(
 						(r) =>
-							`${r.query.status ?? '*'}:${r.query.page}:${r.query.records}${r.query.sort ? 'asc' : ''}`,
+							`${r.query.status ?? '*'}:${r.query.page}:${r.query.records}${r.query.sort === 'id,asc' ? 'asc' : ''}`,
 					)
 					.join(' '),
 				JSON.stringify(trigger.staticData['node:SMS Messaging Trigger']),

@@ -66,6 +66,7 @@ describe('SMS Messaging Trigger: what a poll emits', () => {
 		const query = (status?: string) => ({
 			...(status ? { status } : {}),
 			'start-date': utcDay(3),
+			sort: 'id,desc',
 			page: '1',
 			records: '100',
 		});
@@ -594,8 +595,8 @@ describe('SMS Messaging Trigger: Fetch Test Event', () => {
 			{ ...newer, status: 'FAILED', deliveredAt: null },
 		]);
 		expect(smsQueries()).toEqual([
-			{ status: 'DELIVERED', 'start-date': utcDay(3), page: '1', records: '1' },
-			{ status: 'FAILED', 'start-date': utcDay(3), page: '1', records: '1' },
+			{ status: 'DELIVERED', 'start-date': utcDay(3), sort: 'id,desc', page: '1', records: '1' },
+			{ status: 'FAILED', 'start-date': utcDay(3), sort: 'id,desc', page: '1', records: '1' },
 		]);
 		expect(trigger.staticData).toEqual(remembered);
 		expect(ids((await trigger.poll()).items)).toEqual([older.id, newer.id]);

@@ -95,8 +95,9 @@ async function newestMatching(
 ): Promise<INodeExecutionData[][] | null> {
 	let newest: IDataObject | undefined;
 	for (const status of watch.statuses) {
-		const [latest] = (await readPage({ ...watch.query, status, page: 1, records: 1 }))
-			.content as IDataObject[];
+		const [latest] = (
+			await readPage({ ...watch.query, status, sort: 'id,desc', page: 1, records: 1 })
+		).content as IDataObject[];
 		if (latest && (!newest || Number(latest.id) > Number(newest.id))) newest = latest;
 	}
 	return newest ? [[{ json: maskedSmsRecord(newest) }]] : null;

@@ -243,6 +243,12 @@ class Simulator {
 		 */
 		this.tiesInAddedOrder = false;
 		/**
+		 * The SMS list's order when a request names none (spec 4.4: `[id, desc]`); `['sentAt',
+		 * 'desc']` is an API that lists by creation date, as its contacts list does (spec 4.5).
+		 * Settable at any time; reset() restores it.
+		 */
+		this.defaultSmsSort = ['id', 'desc'];
+		/**
 		 * The sentAt of the messages `arriveDuringReads` adds: undefined for the time they arrive,
 		 * null for queued ones that have none yet, or a given time (the last message's, to the
 		 * millisecond). Settable at any time; reset() clears it.
@@ -294,6 +300,7 @@ class Simulator {
 		this.revision = 0;
 		this.omitTotals = false;
 		this.tiesInAddedOrder = false;
+		this.defaultSmsSort = ['id', 'desc'];
 		this.arrivalSentAt = undefined;
 		this.unlisted = new Set();
 		this.apiZoneOffsetMinutes = undefined;
@@ -1150,7 +1157,7 @@ class Simulator {
 		const campaign = param('campaign-id');
 		if (campaign !== null && !/^[0-9a-f-]{36}$/i.test(campaign))
 			errors.push({ field: 'campaign-id', message: 'must be a UUID', rejectedValue: campaign });
-		let sort = ['id', 'desc'];
+		let sort = this.defaultSmsSort;
 		if (url.searchParams.getAll('sort').length > 1 || param('sort') !== null) {
 			const parts = url.searchParams.getAll('sort').join(',').split(',');
 			if (
@@ -1234,7 +1241,7 @@ class Simulator {
 		const params = new URLSearchParams(url.search);
 		params.delete('page');
 		params.delete('records');
-		const data = `${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}/${this.tiesInAddedOrder}/${this.apiZoneOffsetMinutes}`;
+		const data = `${this.sms.length}/${this.contacts.length}/${this.generation}/${this.revision}/${this.tiesInAddedOrder}/${this.apiZoneOffsetMinutes}/${this.defaultSmsSort}`;
 		if (this.cache?.data !== data) this.cache = { data, rows: new Map() };
 		const key = `${list}?${params}`;
 		if (!this.cache.rows.has(key)) this.cache.rows.set(key, compute());
