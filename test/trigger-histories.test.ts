@@ -8,6 +8,7 @@ import {
 	type PollOutcome,
 } from './helpers/poll';
 import { hold, useSimulator } from './helpers/simulator';
+import { seeded } from './helpers/seeded';
 import { useVirtualClock } from './helpers/virtual-clock';
 
 // n8n's clock, the node's waits and the simulator's on a clock the test controls: a Retry-After
@@ -35,17 +36,6 @@ async function at<T>(time: number, run: () => Promise<T>): Promise<T> {
 
 /** `ms` of this clock: timers due within it fire. */
 const pass = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A small seeded generator (mulberry32), so a failing run can be replayed by its seed. */
-function seeded(seed: number) {
-	let a = seed;
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /**
  * One history: what to watch, how n8n polls, whether new messages are listed late (up to this

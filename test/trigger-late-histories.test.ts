@@ -8,6 +8,7 @@
 // by. On a clock the test controls (test/helpers/virtual-clock.ts).
 import { activateTrigger, POLL_MODES, type PollOutcome } from './helpers/poll';
 import { useSimulator } from './helpers/simulator';
+import { seeded } from './helpers/seeded';
 import { useVirtualClock } from './helpers/virtual-clock';
 
 useVirtualClock();
@@ -18,17 +19,6 @@ const HOUR_MS = 60 * MINUTE_MS;
 
 const emittedPairs = (outcome: PollOutcome) =>
 	(outcome.items ?? []).map(({ json }) => `${String(json.id)}:${String(json.status)}`);
-
-/** A small seeded generator (mulberry32), so a failing history can be replayed by its seed. */
-function seeded(seed: number) {
-	let a = seed;
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const WATCH_SETS = [
 	['DELIVERED', 'FAILED'],
