@@ -74,16 +74,16 @@ export async function pollDeliveries(this: IPollFunctions): Promise<INodeExecuti
 			deadline,
 			repeated: repeatedPagesError(this.getNode(), 'the next poll reads it again'),
 		};
-		const polled = await pollOnce(watch, source, start.state, zone);
+		const records = await pollOnce(watch, source, start.state, zone);
 		// A poll that held the trigger too long, and another took over, stores and emits nothing:
 		// the one that took over read the lists after it.
-		if (!stillHeld() || !stillCurrent(start) || polled === undefined) return null;
-		const items = emitted(polled.records);
-		keep(start, polled.state, items !== null);
+		if (!stillHeld() || !stillCurrent(start) || records === undefined) return null;
+		const items = emitted(records);
+		keep(start, start.state, items !== null);
 		for (const key of Object.keys(staticData)) {
 			if (key !== 'lease') delete (staticData as Record<string, unknown>)[key];
 		}
-		Object.assign(staticData, polled.state);
+		Object.assign(staticData, start.state);
 		return items;
 	});
 }
@@ -105,7 +105,7 @@ async function newestMatching(
 
 /**
  * A poll's steps: the stored picture (or a baseline), then `pollPicture`. Gives the records to
- * emit and the state to store (`state`, changed); undefined when nothing is to be stored (a
+ * emit, `state` changed to what is to be stored; undefined when nothing is to be stored (a
  * baseline that could not be taken whole).
  */
 async function pollOnce(
@@ -113,32 +113,26 @@ async function pollOnce(
 	source: ListSource,
 	state: TriggerStaticData,
 	zone: string,
-): Promise<{ records: IDataObject[]; state: TriggerStaticData } | undefined> {
+): Promise<IDataObject[] | undefined> {
 	const now = Date.now();
 	const window: PollWindow = { today: utcDay(now), startDay: watch.startDay, now, zone };
 	const watched = new Set(watch.statuses as Status[]);
 	let picture = loadPicture(state, watch.scope, watched);
 	let records: IDataObject[] = [];
 	if (picture) {
-		records = (await pollPicture(picture, { watch, source, window, staticData: state })).records;
+		records = await pollPicture(picture, { watch, source, window, staticData: state });
 	} else {
-		picture = await baselineWithin(new Lists(source, watch.query), watched, window);
-		if (!picture) return undefined;
+		// Undefined when the budget ended it, or it could not be taken whole: the next poll takes it.
+		const taken = await withinBudget(
+			async () => await takeBaseline(new Lists(source, watch.query), watched, window),
+		);
+		if (taken === OUT_OF_TIME || !taken) return undefined;
+		picture = taken;
 		picture.countsFrom = String(watch.query['start-date']);
 		state.fullReadingAt = now;
 	}
 	storePicture(state, picture, { scope: watch.scope, startDay: watch.startDay });
-	return { records, state };
-}
-
-/** The baseline, or undefined when the budget ends it first: the next poll takes it again. */
-async function baselineWithin(
-	lists: Lists,
-	watched: Set<Status>,
-	window: PollWindow,
-): Promise<Picture | undefined> {
-	const picture = await withinBudget(async () => await takeBaseline(lists, watched, window));
-	return picture === OUT_OF_TIME ? undefined : picture;
+	return records;
 }
 
 interface PollSetting {
@@ -160,13 +154,13 @@ interface PollSetting {
 async function pollPicture(
 	picture: Picture,
 	{ watch, source, window, staticData }: PollSetting,
-): Promise<{ records: IDataObject[] }> {
+): Promise<IDataObject[]> {
 	const startDate = String(watch.query['start-date']);
 	const { countsFrom } = picture;
 	const lists = new Lists(source, { ...watch.query, 'start-date': countsFrom ?? startDate });
 	const findings = new Findings(picture, { ...window, emitting: true });
 	const observed = await withinBudget(async () => await readFirstPages(lists, findings));
-	if (observed === OUT_OF_TIME) return { records: findings.toEmit };
+	if (observed === OUT_OF_TIME) return findings.toEmit;
 	const search: Search = { lists, findings, observed };
 	const from = staticData.fullReadingFrom;
 	const due =
@@ -180,7 +174,6 @@ async function pollPicture(
 		due ? { from } : undefined,
 	);
 	if (due) delete staticData.fullReadingFrom;
-	// A full reading not ended goes on at the next poll from where it stopped.
 	// A count still apart from the picture when a poll that did not read in full ends: the next
 	// poll reads in full, so that no count is apart at two polls in a row.
 	if (ended.end === 'unclean' && !due) staticData.unsettled = true;
@@ -205,7 +198,7 @@ async function pollPicture(
 	if (countsFrom !== undefined && countsFrom !== startDate && ended.end === 'clean') {
 		await newWindow(picture, new Lists(source, watch.query), watch.startDay);
 	}
-	return { records: findings.toEmit };
+	return findings.toEmit;
 }
 
 /** The highest id on a page (0 for an empty one). */

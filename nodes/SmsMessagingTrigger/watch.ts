@@ -22,8 +22,6 @@ export interface Watch {
 	scope: string;
 	/** The first UTC day of the window: messages sent before it are not watched. */
 	startDay: string;
-	/** 00:00 UTC of that day (ms). */
-	startMs: number;
 	/** How long a full reading of the window lasts before the next one is due (0: every poll). */
 	fullReadingMs: number;
 }
@@ -76,7 +74,6 @@ export function readWatch(this: IPollFunctions, zone: string): Watch {
 		query,
 		scope,
 		startDay,
-		startMs,
 		fullReadingMs: fullReadingMinutes * MINUTE_MS,
 	};
 }

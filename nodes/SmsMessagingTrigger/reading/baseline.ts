@@ -1,5 +1,5 @@
 // The baseline poll: the picture taken of what exists when the trigger starts watching.
-import { Picture, TRACKED_LISTS, type Counts, type Status } from '../state/picture';
+import { Picture, TRACKED_LISTS, type Status } from '../state/picture';
 import { readFirstPages } from './firstPages';
 import { Findings, type PollWindow } from './findings';
 import type { Lists } from './lists';
@@ -20,15 +20,15 @@ export async function takeBaseline(
 	watched: Set<Status>,
 	window: PollWindow,
 ): Promise<Picture | undefined> {
-	const empty = { PENDING: 0, SENT: 0, DELIVERED: 0, FAILED: 0, ALL: 0 };
-	const marks = { top: 0, since: 0, listedUpTo: 0, belowTop: 0, newest: 0 };
-	const reading = new Picture(watched, marks, { ...empty });
+	const zero = { top: 0, since: 0, listedUpTo: 0, belowTop: 0, newest: 0 };
+	const none = { PENDING: 0, SENT: 0, DELIVERED: 0, FAILED: 0, ALL: 0 };
+	const reading = new Picture(watched, zero, none);
 	const findings = new Findings(reading, { ...window, emitting: false });
 	const observed = await readFirstPages(lists, findings);
 	const search: Search = { lists, findings, observed };
 	for (const list of TRACKED_LISTS) {
 		const first = await lists.first(list);
-		const { cursor } = await readDown(search, list, after(first, true, true), () => true, true);
+		const cursor = await readDown(search, list, after(first, true, true), () => true, true);
 		if (!cursor.met || reading.knownIn(list) !== observed[list]) return undefined;
 	}
 	const other = [...reading.tracked.values()].some((message) => message.status === 'OTHER');
@@ -40,28 +40,16 @@ export async function takeBaseline(
 	}));
 	const lagged = all.find(({ sentAt }) => sentAt <= window.now - LISTING_LAG_MS);
 	const top = lagged?.id ?? all.at(-1)?.id ?? 0;
-	const above = all.filter(({ id }) => id > top).length;
-	return markedAt(reading, top, observed, {
-		belowTop: observed.ALL - above,
-		newest: all[0]?.id ?? 0,
-		// Whatever zone the API writes its times in, read in UTC (API Time Zone left at its default):
-		// a message sent after the baseline never reads as sent before this.
+	const marks = {
+		top,
+		since: top,
 		sinceAt: window.now - LISTING_LAG_MS - WEST_MS,
-	});
-}
-
-/**
- * The picture with its mark at `top`: the messages up to it that are DELIVERED by default need no
- * entry; the others, and all above it, stay tracked.
- */
-function markedAt(
-	reading: Picture,
-	top: number,
-	counts: Counts,
-	{ belowTop, newest, sinceAt }: { belowTop: number; newest: number; sinceAt: number },
-): Picture {
-	const marks = { top, since: top, sinceAt, listedUpTo: top, belowTop, newest };
-	const picture = new Picture(reading.watched, marks, { ...counts });
+		listedUpTo: top,
+		belowTop: observed.ALL - all.filter(({ id }) => id > top).length,
+		newest: all[0]?.id ?? 0,
+	};
+	// The messages up to the mark that are DELIVERED by default need no entry; the others stay.
+	const picture = new Picture(watched, marks, { ...observed });
 	for (const [id, message] of reading.tracked) {
 		if (id > top || !picture.needsNoEntry(id, message)) picture.setMessage(id, message);
 	}

@@ -9,9 +9,8 @@ import type { ListName } from '../state/picture';
 /** One page of a list as the API served it. */
 export interface Page {
 	list: ListName;
-	/** Where it starts in the list (0 for the first record) and how many it was asked for. */
+	/** Where it starts in the list (0 for the first record). */
 	offset: number;
-	size: number;
 	/** Its records with an id the trigger can follow (a whole number above 0), in the list's order. */
 	records: IDataObject[];
 	/** How many records it held, with an id or not. */
@@ -87,9 +86,6 @@ function pageAt(offset: number, size: number): { page: number; records: number }
 export class Lists {
 	/** The pages this poll read: a page asked again is served from here. */
 	private readonly pages = new Map<string, Page>();
-	/** Requests made by this poll. */
-	requests = 0;
-
 	/** Per list: how many pages past the first held exactly what the first held. */
 	private readonly repeats = new Map<ListName, number>();
 
@@ -101,11 +97,6 @@ export class Lists {
 	/** The `start-date` the lists are asked with. */
 	get startDate(): string {
 		return String(this.query['start-date']);
-	}
-
-	/** Whether the budget is spent: no request may start. */
-	outOfTime(): boolean {
-		return Date.now() >= this.source.deadline;
 	}
 
 	/**
@@ -123,8 +114,7 @@ export class Lists {
 		const key = `${list}:${at.page}:${at.records}:${ascending}`;
 		const cached = this.pages.get(key);
 		if (cached) return cached;
-		if (this.outOfTime()) throw new DeadlinePassed();
-		this.requests++;
+		if (Date.now() >= this.source.deadline) throw new DeadlinePassed();
 		const data = await this.source.read({
 			...this.query,
 			...(list === 'ALL' ? {} : { status: list }),
@@ -137,7 +127,6 @@ export class Lists {
 		const page: Page = {
 			list,
 			offset: (at.page - 1) * at.records,
-			size: at.records,
 			records: content.filter(hasId),
 			served: content.length,
 			total: metadata(data, 'totalElements'),

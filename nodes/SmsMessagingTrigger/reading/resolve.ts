@@ -81,14 +81,8 @@ class Resolver {
 		return cursor ?? after(await this.search.lists.first(list));
 	}
 
-	private async read(
-		list: ListName,
-		more: (changes: number, page: Page) => boolean,
-	): Promise<number> {
-		const from = await this.cursor(list);
-		const { cursor, changes } = await readDown(this.search, list, from, more);
-		this.cursors.set(list, cursor);
-		return changes;
+	private async read(list: ListName, more: (changes: number, page: Page) => boolean) {
+		this.cursors.set(list, await readDown(this.search, list, await this.cursor(list), more));
 	}
 
 	/**

@@ -17,10 +17,7 @@ export interface Search {
 	findings: Findings;
 	/** Each list's count as the API said it at the start of the poll. */
 	observed: Counts;
-	/**
-	 * Where the first record at or below the high-water mark is in the list of every status, once
-	 * a reading reached it: the messages above the mark are all read.
-	 */
+	/** Where the list of every status reaches the mark, once a reading read every message above it. */
 	topOffset?: number;
 }
 
@@ -61,8 +58,7 @@ const meets = (page: Page, lastId: number | undefined) =>
  * not reach back to it (messages left the list above it meanwhile) is asked again from further
  * back, and if it still does not, the reading goes on, not `met` (the ids between the two pages
  * are not judged). The `baseline`'s pages follow each other while the list's count stays: its
- * lists are read whole and must hold as many records as their counts. Gives where it stopped, and
- * how many changes its pages brought.
+ * lists are read whole and must hold as many records as their counts. Gives where it stopped.
  */
 export async function readDown(
 	search: Search,
@@ -70,9 +66,8 @@ export async function readDown(
 	from: Cursor,
 	more: (changes: number, page: Page) => boolean,
 	baseline = false,
-): Promise<{ cursor: Cursor; changes: number }> {
+): Promise<Cursor> {
 	let cursor = from;
-	let total = 0;
 	while (!cursor.ended) {
 		let page = await search.lists.pageFrom(list, cursor.offset);
 		// The baseline's pages follow each other while the list's count stays as it was.
@@ -83,14 +78,12 @@ export async function readDown(
 			met &&= meets(page, cursor.lastId);
 		}
 		const changes = search.findings.take(page);
-		total += changes;
 		// An empty page where records were expected proves nothing (a lagging replica's answer).
-		if (page.served === 0)
-			return { cursor: { ...cursor, ended: true, met: false }, changes: total };
+		if (page.served === 0) return { ...cursor, ended: true, met: false };
 		cursor = after(page, met, steady);
 		if (!more(changes, page)) break;
 	}
-	return { cursor, changes: total };
+	return cursor;
 }
 
 /**
@@ -108,7 +101,7 @@ export async function readTop(
 ): Promise<Cursor> {
 	let cursor = from;
 	while (unknownLeft() && !cursor.ended) {
-		({ cursor } = await readDown(search, list, cursor, (changes) => changes > 0 && unknownLeft()));
+		cursor = await readDown(search, list, cursor, (changes) => changes > 0 && unknownLeft());
 		if (!unknownLeft() || cursor.ended) break;
 		const found = await seek(search, list, cursor.offset);
 		if (found === undefined) break;

@@ -58,10 +58,9 @@ interface Marks {
 	/** `top` at the baseline poll. */
 	since: number;
 	/**
-	 * The baseline poll's time less the listing lag and 12 hours (the furthest west a zone lies,
-	 * should API Time Zone be left at UTC): a message first seen after the baseline that was sent by
-	 * then existed at the baseline, whatever its id (ms; undefined in a state stored before it was
-	 * kept).
+	 * The baseline poll's time less the listing lag and 12 hours (the furthest west a zone lies, read
+	 * as UTC): a message first seen after the baseline and sent by then existed at it, whatever its
+	 * id (ms; undefined in a state stored before it was kept).
 	 */
 	sinceAt?: number;
 	/** Every id up to this one counts as listed (the baseline); above it, `listed` says. */

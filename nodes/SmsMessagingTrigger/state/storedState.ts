@@ -70,26 +70,8 @@ export interface TriggerStaticData {
 	settled?: StoredMessages;
 }
 
-/** The keys a picture is stored under: written together, removed together. */
-const PICTURE_KEYS = [
-	'scope',
-	'top',
-	'since',
-	'sinceAt',
-	'lookedAtAbove',
-	'lookedAt',
-	'listedToTop',
-	'newest',
-	'messages',
-	'counts',
-	'countsFrom',
-	'followed',
-	'settled',
-	'signature',
-	'beforeWindow',
-	'absent',
-	'failedUnread',
-] as const;
+/** The keys a poll keeps of its own progress: every other key is the picture's, stored whole. */
+const PROGRESS_KEYS = new Set(['fullReadingAt', 'fullReadingFrom', 'unsettled', 'lease']);
 
 /** The stored picture of what is watched now; undefined when there is none (a baseline poll). */
 export function loadPicture(
@@ -137,7 +119,9 @@ export function storePicture(
 	picture: Picture,
 	{ scope, startDay }: { scope: string; startDay: string },
 ): void {
-	for (const key of PICTURE_KEYS) delete (staticData as Record<string, unknown>)[key];
+	for (const key of Object.keys(staticData)) {
+		if (!PROGRESS_KEYS.has(key)) delete (staticData as Record<string, unknown>)[key];
+	}
 	const { marks } = picture;
 	Object.assign(staticData, {
 		scope,
