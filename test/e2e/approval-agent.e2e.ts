@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 
 import { postForm } from './form-post';
 import { describeOnNewest, NEWEST_LINE } from './lines';
-import { lines, N8n } from './n8n-rest';
+import { lines, N8n, pageServed } from './n8n-rest';
 
 const APPROVAL_HITL = 'n8n-nodes-sms-messaging.smsMessagingApprovalHitlTool';
 
@@ -195,6 +195,7 @@ describeOnNewest('n8n 2.x: Human review by SMS for an AI Agent', () => {
 		const sends = (await n8n.simRequests()).filter((r) => r.host === 'send');
 		expect(sends).toHaveLength(1);
 		const [envelope] = sends[0].body.envelopes!;
+		await pageServed(envelope.message.slice(envelope.message.lastIndexOf('\n') + 1));
 		return { executionId, envelope };
 	}
 

@@ -12,7 +12,15 @@ import {
 import { fileOf, postForm } from './form-post';
 import { expectPageHeaders } from './page-headers';
 import { lineSession } from './line-session';
-import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
+import {
+	codeNode,
+	linearWorkflow,
+	lines,
+	pageServed,
+	sleep,
+	until,
+	type WorkflowNode,
+} from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 // Sizes in decimal megabytes, as phones and n8n show them.
@@ -87,7 +95,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				async () => (await n8n.simRequests()).filter((r) => r.host === 'send'),
 				(found) => found.length > 0,
 			);
-			return { executionId, link: send.body.envelopes![0].message.split('\n')[1] };
+			const link = send.body.envelopes![0].message.split('\n')[1];
+			await pageServed(link);
+			return { executionId, link };
 		}
 
 		async function started(nodeId: string, parameters: Record<string, unknown>) {

@@ -5,7 +5,15 @@
 import { EVERY_FIELD_TYPE, SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { lineSession } from './line-session';
 import { postForm } from './form-post';
-import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
+import {
+	codeNode,
+	linearWorkflow,
+	lines,
+	pageServed,
+	sleep,
+	until,
+	type WorkflowNode,
+} from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 
@@ -74,6 +82,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				(found) => found.length > 0,
 			);
 			const links = send.body.envelopes!.map((envelope) => envelope.message.split('\n')[1]);
+			await pageServed(links[0]);
 			return { executionId, links };
 		}
 

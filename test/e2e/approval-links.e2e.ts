@@ -5,7 +5,7 @@
 import { lineSession } from './line-session';
 import { postForm } from './form-post';
 import { expectPageHeaders } from './page-headers';
-import { codeNode, lines, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
+import { codeNode, lines, pageServed, sleep, until, smsNode, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const TIMED_OUT = { data: { approved: false }, timedOut: true };
@@ -100,7 +100,9 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 						r.body.envelopes!.every((envelope) => envelope.message.includes('/webhook-waiting/')),
 				);
 			const sends = await until(approvals, (found) => found.length > n);
-			return sends[n].body.envelopes!.map((envelope) => envelope.message.split('\n')[1]);
+			const links = sends[n].body.envelopes!.map((envelope) => envelope.message.split('\n')[1]);
+			await pageServed(links[0]);
+			return links;
 		}
 
 		const waiting = (executionId: string, node: string) =>

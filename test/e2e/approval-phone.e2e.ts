@@ -10,7 +10,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { fileBytes, SEND_AND_WAIT } from '../helpers/approval-fixtures';
 import { lineSession } from './line-session';
 import { launchChromium } from './sign-in';
-import { codeNode, linearWorkflow, lines, sleep, until, type WorkflowNode } from './n8n-rest';
+import {
+	codeNode,
+	linearWorkflow,
+	lines,
+	pageServed,
+	sleep,
+	until,
+	type WorkflowNode,
+} from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 // Sizes in decimal megabytes, as phones and n8n show them.
@@ -152,6 +160,7 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 				(found) => found.length > 0,
 			);
 			const link = send.body.envelopes![0].message.split('\n')[1];
+			await pageServed(link);
 			const output = () =>
 				until(
 					() => n8n.executionOutput(executionId, 'Approval'),

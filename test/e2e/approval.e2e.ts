@@ -3,7 +3,7 @@
 // then the button's POST. n8n itself checks the link's signature and resumes the execution.
 import { lineSession } from './line-session';
 import { postForm } from './form-post';
-import { codeNode, linearWorkflow, lines, sleep, type WorkflowNode } from './n8n-rest';
+import { codeNode, linearWorkflow, lines, pageServed, sleep, type WorkflowNode } from './n8n-rest';
 
 const APPROVAL = 'n8n-nodes-sms-messaging.smsMessagingApproval';
 const NODE = 'SMS Messaging Approval';
@@ -96,17 +96,6 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			const link = messages[0].split('\n')[1];
 			await pageServed(link);
 			return { executionId, waiting, messages, link };
-		}
-
-		/**
-		 * Waits until n8n serves the link's page: n8n 1.82 reports an execution waiting a moment
-		 * before its webhook can load it (a 500, "Cannot read properties of undefined (reading
-		 * 'resultData')", in a cold CI run), a moment no person who reads the SMS first meets.
-		 * Opening the page changes nothing.
-		 */
-		async function pageServed(link: string) {
-			const deadline = Date.now() + 10_000;
-			while ((await fetch(link)).status >= 500 && Date.now() < deadline) await sleep(300);
 		}
 
 		const post = async (link: string, approved: string) => await postForm(link, { approved });

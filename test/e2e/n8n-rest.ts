@@ -11,6 +11,17 @@ export function lines(): LineEndpoints[] {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Waits until n8n serves a waiting execution's page: n8n 1.82 reports an execution waiting a moment
+ * before its webhook can load it (a 500, "Cannot read properties of undefined (reading
+ * 'resultData')", in a cold CI run), a moment no person who reads the SMS first meets. Opening the
+ * page changes nothing; a link n8n refuses (4xx) returns at once.
+ */
+export async function pageServed(link: string) {
+	const deadline = Date.now() + 10_000;
+	while ((await fetch(link)).status >= 500 && Date.now() < deadline) await sleep(300);
+}
+
 /** Reads until `done` says so (a read that fails counts as not done), for up to `ms`. */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000) {
 	const deadline = Date.now() + ms;
