@@ -23,8 +23,8 @@ const GUARDS = [
 		edits: [
 			{
 				file: 'SmsMessagingTrigger/poll.js',
-				find: 'if (!stillHeld() || !(0, processMemory_1.stillCurrent)(start) || polled === undefined)',
-				replace: 'if (polled === undefined)',
+				find: 'if (!stillHeld() || !(0, processMemory_1.stillCurrent)(start) || records === undefined)',
+				replace: 'if (records === undefined)',
 			},
 		],
 		tests: ['test/trigger-drift.test.ts'],
