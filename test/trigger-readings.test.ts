@@ -755,6 +755,36 @@ describe.each(POLL_MODES)(
 			},
 		);
 
+		test('two messages listed late, one at or below the baseline’s mark and one sent after it, while the page where the newest known message should be shows none (the late ones moved it a page up): the one sent after comes at the next poll, the other never', async () => {
+			const old = Array.from({ length: 200 }, () => message('DELIVERED', 3));
+			const belowMark = old[100];
+			ctx.sim.setListed(belowMark.id, false);
+			const trigger = await activateIn({});
+			await baseline(trigger);
+			// Sent after the baseline: one listed late; the newest known above it (the mark rises over it).
+			const late = message('SENT', 0);
+			ctx.sim.setListed(late.id, false);
+			const known = message('DELIVERED', 0);
+			expect(emittedPairs(await later(11 * MINUTE_MS, async () => await trigger.poll()))).toEqual([
+				`${known.id}:DELIVERED`,
+			]);
+			// 197 more above it, read from the top down to the mark: the known one is the last record of
+			// the second page (pages overlap by one), which ends the reading; the late one is below it.
+			const newer = Array.from({ length: 197 }, () => message('DELIVERED', -11 / 60));
+			ctx.sim.setSmsStatus(late.id, 'DELIVERED');
+			ctx.sim.setListed(late.id, true);
+			ctx.sim.setListed(belowMark.id, true);
+			const pairs = emittedPairs(await later(12 * MINUTE_MS, async () => await trigger.poll()));
+			expect(pairs).toHaveLength(newer.length + 1);
+			expect(pairs).toContain(`${late.id}:DELIVERED`);
+			expect(pairs).not.toContain(`${belowMark.id}:DELIVERED`);
+			for (const minutes of [13, 31]) {
+				expect(
+					(await later(minutes * MINUTE_MS, async () => await trigger.poll())).items,
+				).toBeNull();
+			}
+		});
+
 		test('pages without totals: a poll with nothing new and 1,000 messages in flight costs at most 19 requests (the first pages, where each count should end, and SENT read to its end)', async () => {
 			ctx.sim.omitTotals = true;
 			for (let i = 0; i < 5_000; i++) message(i % 5 === 0 ? 'SENT' : 'DELIVERED', 30 - i / 200);

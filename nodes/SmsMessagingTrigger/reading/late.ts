@@ -50,12 +50,13 @@ export async function findLate(search: Search): Promise<void> {
 		await split(low, lowShift, middle, moved);
 		await split(middle, moved, high, highShift);
 	};
-	// The page of the newest known message: where the picture puts it, or higher by the late ones.
+	// The page of the newest known message: where the picture puts it, or higher by the late ones
+	// (up while a page shows none, or not the newest, to the list's end).
 	let high = pageOf(expected(0));
 	let newest = await read(high);
-	while (newest && newest.place > 0 && residual() > 0) {
+	while ((newest?.place ?? 1) > 0 && residual() > 0 && (high + 1) * MAX_PAGE_SIZE < observed.ALL) {
 		const next = await read(high + 1);
-		if (!next) break;
+		if (!next && newest) break;
 		high++;
 		newest = next;
 	}
