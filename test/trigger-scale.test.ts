@@ -53,15 +53,15 @@ function fillWindow(count: number, hours: number, now: number) {
 	}
 }
 
-/** One campaign of 100,000, all SENT, sent over 3 minutes from `from`. */
-function bulkSend(from: number) {
+/** One campaign of 100,000, all SENT, sent over 3 minutes from `from` (of them, `first` up to `end`). */
+function bulkSend(from: number, [first, end] = [0, 100_000]) {
 	const campaignId = '3f2b6c1e-8d4a-4f7b-9c2e-5a1d0e7f6b3c';
-	return Array.from({ length: 100_000 }, (_, i) =>
+	return Array.from({ length: end - first }, (_, k) =>
 		ctx.sim.addSms({
-			recipient: `2547${String(20_000_000 + i)}`,
+			recipient: `2547${String(20_000_000 + first + k)}`,
 			content: 'Our sale starts today',
 			status: 'SENT',
-			sentAt: new Date(from + Math.floor((i * 180_000) / 100_000)).toISOString(),
+			sentAt: new Date(from + Math.floor(((first + k) * 180_000) / 100_000)).toISOString(),
 			campaignId,
 		}),
 	);
@@ -110,6 +110,40 @@ describe.each(POLL_MODES)(
 				expect((await clock.after(MINUTE_MS, () => trigger.poll())).items).toBeNull();
 				expect(listRequests().length).toBeLessThanOrEqual(10);
 			}
+		}, 600_000);
+
+		test('the send listed as it goes out, over three polls, after 20 messages sent since publishing (known above the mark): each poll costs at most 10 requests and emits nothing', async () => {
+			const clock = testClock();
+			fillWindow(10_000, 36, clock.now());
+			const trigger = await clock.after(0, () =>
+				activateTrigger({ parameters: {}, credentials: ctx.credentials, mode }),
+			);
+			// In durable mode n8n keeps nothing of the activation's poll: the first poll is the baseline.
+			if (mode === 'durable') await clock.after(0, () => trigger.poll());
+			for (let i = 0; i < 20; i++) {
+				ctx.sim.addSms({
+					recipient: `2547${String(30_000_000 + i)}`,
+					content: 'Your code is 4242',
+					status: 'DELIVERED',
+					sentAt: new Date(clock.now()).toISOString(),
+					campaignId: undefined,
+				});
+			}
+			expect(emittedPairs(await clock.after(MINUTE_MS, () => trigger.poll()))).toHaveLength(20);
+			// 10 minutes on, the mark rises over them: the late search has known messages to go by.
+			// (The three polls of the send stay within the slot: no full reading among them.)
+			expect((await clock.after(10 * MINUTE_MS, () => trigger.poll())).items).toBeNull();
+			const start = clock.now() + MINUTE_MS;
+			const costs: number[] = [];
+			for (const part of [0, 1, 2]) {
+				bulkSend(start, [part * 33_334, Math.min(100_000, (part + 1) * 33_334)]);
+				ctx.sim.requests = [];
+				expect((await clock.after(MINUTE_MS, () => trigger.poll())).items).toBeNull();
+				costs.push(listRequests().length);
+			}
+			// 7 each: the first pages, the search for messages listed late below the mark (one page of
+			// the list of every status oldest first: the count grew) and the mark raised over the send.
+			expect(Math.max(...costs)).toBeLessThanOrEqual(10);
 		}, 600_000);
 	},
 );
