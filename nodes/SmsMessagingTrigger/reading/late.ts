@@ -1,5 +1,6 @@
 // Messages the API listed late, below the high-water mark: found by where known ones moved to.
 import { MAX_PAGE_SIZE } from '../../shared/lists/list';
+import type { Page } from './lists';
 import type { Search } from './search';
 
 /**
@@ -23,45 +24,43 @@ export async function findLate(search: Search): Promise<void> {
 	const expected = (place: number) => belowTop - 1 - place;
 	const rank = new Map(known.map((id, index) => [id, index]));
 	const pageOf = (position: number) => Math.floor(position / MAX_PAGE_SIZE);
-	/**
-	 * How many places the last known record of page `index` moved up, and its place among the known
-	 * (undefined: the page shows none).
-	 */
-	const read = async (index: number) => {
-		const page = await lists.page('ALL', index * MAX_PAGE_SIZE, MAX_PAGE_SIZE, true);
+	/** How far up a page's last known record moved, its place, its page of 100 (undefined: none). */
+	const measure = (page: Page) => {
 		findings.take(page);
 		for (let i = page.records.length - 1; i >= 0; i--) {
 			const place = rank.get(Number(page.records[i].id));
-			if (place !== undefined) return { moved: page.offset + i - expected(place), place };
+			const position = page.offset + i;
+			if (place !== undefined)
+				return { moved: position - expected(place), place, index: pageOf(position) };
 		}
 		return undefined;
 	};
-	const shifts = new Map<number, number | undefined>();
-	const at = async (index: number) => {
-		if (!shifts.has(index)) shifts.set(index, (await read(index))?.moved);
-		return shifts.get(index);
-	};
+	/** The page of 100 at `index`, measured (a page asked again is the poll's first answer). */
+	const read = async (index: number) =>
+		measure(await lists.page('ALL', index * MAX_PAGE_SIZE, MAX_PAGE_SIZE, true));
 	/** Reads the pages between two whose shifts differ, down to the ones where it grows. */
 	const split = async (low: number, lowShift: number, high: number, highShift: number) => {
 		if (highShift <= lowShift || high - low <= 1 || residual() <= 0) return;
 		const middle = Math.floor((low + high) / 2);
-		const moved = await at(middle);
+		const moved = (await read(middle))?.moved;
 		if (moved === undefined) return;
 		await split(low, lowShift, middle, moved);
 		await split(middle, moved, high, highShift);
 	};
-	// The page of the newest known message: where the picture puts it, or higher by the late ones
-	// (up while a page shows none, or not the newest, to the list's end).
-	let high = pageOf(expected(0));
-	let newest = await read(high);
+	// The newest known message: read from where the picture puts it (the page the mark is raised
+	// from, raiseMark.ts), then up while a page shows none, or not the newest (the late ones moved
+	// it up), to the list's end.
+	const first = await lists.pageFrom('ALL', expected(0), true);
+	let newest = measure(first);
+	let high = newest?.index ?? pageOf(first.offset + first.served) - 1;
 	while ((newest?.place ?? 1) > 0 && residual() > 0 && (high + 1) * MAX_PAGE_SIZE < observed.ALL) {
 		const next = await read(high + 1);
 		if (!next && newest) break;
 		high++;
 		newest = next;
 	}
-	if (newest) {
-		shifts.set(high, newest.moved);
-		await split(pageOf(expected(known.length - 1)) - 1, 0, high, newest.moved);
-	}
+	// Moved up: late ones below it, sought by halving down from its whole page of 100.
+	if (!newest || newest.moved <= 0) return;
+	const top = (await read(high)) ?? newest;
+	await split(pageOf(expected(known.length - 1)) - 1, 0, high, top.moved);
 }
