@@ -17,7 +17,7 @@ import { startGateway, throughGateway, type GatewayOptions } from './gateway';
 
 const root = packageRoot();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
+export const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
 
 /** Items sent and records read (batches and pages of 100: COUNT / 100 requests). */
 const COUNT = Number(process.env.BENCH_ADAPTIVE_COUNT || 10_000);
@@ -32,7 +32,7 @@ const WORKERS = 3;
  */
 const BEFORE = process.env.BENCH_BEFORE || '064cde5';
 
-interface Scenario {
+export interface Scenario {
 	label: string;
 	gateway: Omit<GatewayOptions, 'target'>;
 	/** Processes sending at once (each its own n8n, its own limiter), each `COUNT / 2` items. */
@@ -51,9 +51,10 @@ interface Scenario {
 	fixed: boolean;
 }
 
-const inFlightLimit = (n: number, latencyMs: number) => (requests: number, firstAlone: boolean) =>
-	(firstAlone ? 1 + Math.ceil((requests - 1) / n) : Math.ceil(requests / n)) * latencyMs;
-const rateLimit = (perSecond: number) => (requests: number) => (requests / perSecond) * 1000;
+export const inFlightLimit =
+	(n: number, latencyMs: number) => (requests: number, firstAlone: boolean) =>
+		(firstAlone ? 1 + Math.ceil((requests - 1) / n) : Math.ceil(requests / n)) * latencyMs;
+export const rateLimit = (perSecond: number) => (requests: number) => (requests / perSecond) * 1000;
 const BUCKET = { perSecond: 20, burst: 2 };
 
 const SCENARIOS: Scenario[] = [
@@ -117,12 +118,14 @@ const SCENARIOS: Scenario[] = [
 	},
 ];
 
-interface Contender {
+export interface Contender {
 	label: string;
 	name: ContenderName;
 	parallel?: number;
 	/** Measured on the earlier build (BEFORE). */
 	before?: boolean;
+	/** Run this many times in a row in one process (BENCH_RUNS, contenders.ts): a first run and later ones. */
+	runs?: number;
 }
 
 const AUTO: Contender = { label: 'Send, Requests in Parallel = Auto (default)', name: 'send' };
@@ -158,13 +161,20 @@ interface Measurement {
 	peak: number;
 	/** Each worker's own time (ms), with several workers. */
 	workerMs: number[];
+	/** Each run's time, requests and refusals, for a contender run several times in one process. */
+	runs: Array<{ ms: number; requests: number; refused: number }>;
 }
 
 /** One process of a measurement: its time, its start, or why it failed. */
 function runContender(
 	args: string[],
 	env: NodeJS.ProcessEnv,
-): Promise<{ wallMs?: number; startedAt?: number; failed?: string }> {
+): Promise<{
+	wallMs?: number;
+	startedAt?: number;
+	runs?: Array<{ startedAt: number; ms: number }>;
+	failed?: string;
+}> {
 	return new Promise((resolve) => {
 		execFile(
 			process.execPath,
@@ -180,7 +190,7 @@ function runContender(
 	});
 }
 
-async function measure(
+export async function measure(
 	scenario: Scenario,
 	contender: Contender,
 	simulator: typeof Simulator.prototype,
@@ -203,6 +213,7 @@ async function measure(
 	const args = [contender.name, String(count), baseUrl, sendBaseUrl, simulator.token, '100'];
 	if (contender.parallel) args.push(String(contender.parallel));
 	const env: NodeJS.ProcessEnv = contender.before ? { BENCH_PACKAGE_ROOT: beforeRoot } : {};
+	if (contender.runs) env.BENCH_RUNS = String(contender.runs);
 	// Workers load n8n first and start sending together.
 	if (workers > 1) env.BENCH_START_AT = String(Date.now() + 10_000);
 	const outcomes = await Promise.all(
@@ -218,10 +229,18 @@ async function measure(
 		refused: gateway.records.filter((r) => r.refused).length,
 		peak: gateway.peak,
 		workerMs: workers > 1 ? outcomes.map((o) => o.wallMs ?? NaN) : [],
+		runs: (outcomes[0].runs ?? []).map((run, i, all) => {
+			const inRun = gateway.records.filter(
+				(r) =>
+					r.arrivedAt >= run.startedAt &&
+					(i + 1 >= all.length || r.arrivedAt < all[i + 1].startedAt),
+			);
+			return { ms: run.ms, requests: inRun.length, refused: inRun.filter((r) => r.refused).length };
+		}),
 	};
 }
 
-const median = (values: number[]) =>
+export const median = (values: number[]) =>
 	[...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Only the scenarios whose label holds this (for a quick look; the section needs them all). */

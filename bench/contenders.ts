@@ -355,16 +355,24 @@ async function main() {
 	if (lateMs < 0) await new Promise((resolve) => setTimeout(resolve, -lateMs));
 	const startedAt = Date.now();
 	const started = process.hrtime.bigint();
-	const items = await CONTENDERS[name as ContenderName](
-		Number(count),
-		credentials,
-		Number(batchSize || 100),
-		parallel ? Number(parallel) : undefined,
-	);
+	// BENCH_RUNS: the operation that many times in a row in this one process, as n8n runs one
+	// execution after another: a later run finds what Auto learnt in the ones before (limiter.ts).
+	const runs: Array<{ startedAt: number; ms: number }> = [];
+	let items = 0;
+	for (let run = 0; run < Number(process.env.BENCH_RUNS || 1); run++) {
+		const runStart = process.hrtime.bigint();
+		runs.push({ startedAt: Date.now(), ms: 0 });
+		items = await CONTENDERS[name as ContenderName](
+			Number(count),
+			credentials,
+			Number(batchSize || 100),
+			parallel ? Number(parallel) : undefined,
+		);
+		runs[run].ms = Number(process.hrtime.bigint() - runStart) / 1e6;
+	}
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-	process.stdout.write(
-		JSON.stringify({ items, wallMs, startedAt, maxRssMb: process.resourceUsage().maxRSS / 1024 }),
-	);
+	const maxRssMb = process.resourceUsage().maxRSS / 1024;
+	process.stdout.write(JSON.stringify({ items, wallMs, startedAt, runs, maxRssMb }));
 }
 
 if (require.main === module) {

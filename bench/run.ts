@@ -8,6 +8,7 @@ import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
 import { adaptiveComparison } from './adaptive';
+import { rememberedComparison } from './remembered';
 import type { ContenderName } from './contenders';
 import { STATUS_WINDOW, statusWindow } from './statusWindow';
 
@@ -34,7 +35,8 @@ const STATUS_COUNT = Number(process.env.BENCH_STATUS_COUNT || 1000);
 const STATUS_LATENCIES = (process.env.BENCH_STATUS_LATENCIES || '0,25').split(',').map(Number);
 /**
  * `BENCH_ONLY=status` runs only the Get Delivery Status comparison and updates its section;
- * `BENCH_ONLY=status-scaling` only Get Delivery Status at BENCH_STATUS_SCALES items.
+ * `BENCH_ONLY=status-scaling` only Get Delivery Status at BENCH_STATUS_SCALES items;
+ * `BENCH_ONLY=adaptive` and `BENCH_ONLY=remembered` only the sections of Auto under a hidden limit.
  */
 const STATUS_SCALES = (process.env.BENCH_STATUS_SCALES || '10000,30000,100000')
 	.split(',')
@@ -365,8 +367,13 @@ async function main() {
 		process.stdout.write(`\nWrote ${path.relative(process.cwd(), file)}\n`);
 		return;
 	}
-	if (ONLY === 'status' || ONLY === 'adaptive') {
-		const section = ONLY === 'status' ? await statusComparison() : await adaptiveComparison();
+	if (ONLY === 'status' || ONLY === 'adaptive' || ONLY === 'remembered') {
+		const sections = {
+			status: statusComparison,
+			adaptive: adaptiveComparison,
+			remembered: rememberedComparison,
+		};
+		const section = await sections[ONLY]();
 		process.stdout.write(section);
 		const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 		fs.writeFileSync(file, withSection(existing, section, '\n## Scaling'));
@@ -399,6 +406,8 @@ async function main() {
 	process.stdout.write(statusSection);
 	const adaptiveSection = await adaptiveComparison();
 	process.stdout.write(adaptiveSection);
+	const rememberedSection = await rememberedComparison();
+	process.stdout.write(rememberedSection);
 
 	const targets: Array<[string, number, boolean]> = [];
 	for (const [what, rows, node, one, floor] of [
@@ -464,6 +473,7 @@ ${targetTable}
 
 ${statusSection}
 ${adaptiveSection}
+${rememberedSection}
 ## Scaling
 
 ${scaleTable}
