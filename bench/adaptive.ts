@@ -17,7 +17,7 @@ import { startGateway, throughGateway, type GatewayOptions } from './gateway';
 
 const root = packageRoot();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
+const { Simulator } = require(path.join(root, 'test/simulator/simulator'));
 
 /** Items sent and records read (batches and pages of 100: COUNT / 100 requests). */
 const COUNT = Number(process.env.BENCH_ADAPTIVE_COUNT || 10_000);
@@ -243,20 +243,32 @@ export async function measure(
 export const median = (values: number[]) =>
 	[...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** A simulator holding `count` SMS records, kept as they are between measurements (`seeded`). */
+export async function seededSimulator(
+	count: number,
+	ports: { apiPort?: number; sendPort?: number } = {},
+): Promise<typeof Simulator.prototype> {
+	const simulator = new Simulator({
+		token: 'bench-token',
+		balance: 1e12,
+		smsRecords: count,
+		contacts: 0,
+	});
+	simulator.seeded = count;
+	await simulator.start(ports);
+	return simulator;
+}
+
 /** Only the scenarios whose label holds this (for a quick look; the section needs them all). */
 const ONLY_SCENARIO = process.env.BENCH_ADAPTIVE_SCENARIO;
 
 /** The section of BENCHMARKS.md, with its own targets. */
 export async function adaptiveComparison(): Promise<string> {
 	const beforeRoot = BEFORE === 'none' ? undefined : buildBefore(BEFORE);
-	const simulator = new Simulator({
-		token: 'bench-token',
-		balance: 1e12,
-		smsRecords: COUNT,
-		contacts: 0,
-	});
-	simulator.seeded = COUNT;
-	await simulator.start(PORT_BASE ? { apiPort: PORT_BASE, sendPort: PORT_BASE + 1 } : {});
+	const simulator = await seededSimulator(
+		COUNT,
+		PORT_BASE ? { apiPort: PORT_BASE, sendPort: PORT_BASE + 1 } : {},
+	);
 	const scenarios = SCENARIOS.filter((s) => !ONLY_SCENARIO || s.label.includes(ONLY_SCENARIO));
 	const runs = new Map<string, Measurement[]>();
 	const key = (s: Scenario, c: Contender) => `${s.label}|${c.label}`;

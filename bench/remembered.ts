@@ -10,7 +10,7 @@ import {
 	measure,
 	median,
 	rateLimit,
-	Simulator,
+	seededSimulator,
 	type Contender,
 	type Scenario,
 } from './adaptive';
@@ -80,14 +80,7 @@ const worst = (values: number[]) => Math.max(...values);
 /** The section of BENCHMARKS.md (BENCH_ONLY=remembered), with issue 74's targets. */
 export async function rememberedComparison(): Promise<string> {
 	const beforeRoot = buildBefore(BEFORE);
-	const simulator = new Simulator({
-		token: 'bench-token',
-		balance: 1e12,
-		smsRecords: COUNT,
-		contacts: 0,
-	});
-	simulator.seeded = COUNT;
-	await simulator.start({});
+	const simulator = await seededSimulator(COUNT);
 	const only = process.env.BENCH_ADAPTIVE_SCENARIO;
 	const cases = CASES.filter((c) => !only || c.label.includes(only));
 	const results = new Map<string, Awaited<ReturnType<typeof measure>>[]>();
