@@ -51,6 +51,8 @@ interface GatewayRecord {
 	refused: boolean;
 	/** Requests let through and not yet answered when this one arrived, itself included. */
 	inFlight: number;
+	/** The body it came with. */
+	body: string;
 }
 
 export interface Gateway {
@@ -122,6 +124,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 				arrivedAt: now,
 				refused: over,
 				inFlight: over ? inFlight : inFlight + 1,
+				body: Buffer.concat(chunks).toString('utf8'),
 			};
 			gateway.records.push(record);
 			if (over) {

@@ -1,7 +1,10 @@
-// Requests in Parallel = Auto: how many requests a credential and host may have in flight at once.
+// Requests in Parallel = Auto: how many requests a credential and host may have in flight at once,
+// and how close together they may start.
 //
-// An AIMD window with slow start, as in TCP's congestion control (docs/scale.md says why). The
-// limiter (limiter.ts) asks it for the window and tells it what each attempt said about the API.
+// An AIMD window with slow start, as in TCP's congestion control, and a pace learnt from refusals
+// that too many at once does not explain (docs/scale.md says why). The limiter (limiter.ts) asks
+// it for the window and the spacing, and tells it when each request went out and what each
+// attempt said about the API.
 
 /**
  * Where Auto's window starts: 4, the old fixed default of Requests in Parallel (and the least that
@@ -9,7 +12,7 @@
  */
 const AUTO_START = 4;
 /** The most requests Auto ever keeps in flight for one credential and host. */
-export const AUTO_CAP = 32;
+export const AUTO_CAP = 64;
 /** After a 429 or 503: the window shrinks to this share of what was in flight. */
 const REFUSED_FACTOR = 0.7;
 /**
@@ -39,6 +42,12 @@ const PROBE_ROUNDS = 4;
 const PROBE_HOLDS = 8;
 /** The longest wait before probing again. */
 const MAX_PROBE_WAIT_MS = 10 * 60_000;
+/**
+ * Refused at a level accepted before (or with one request in flight): the requests came too close
+ * together, not too many at once. The pace goes to this share of the rate the API accepted over
+ * the second before.
+ */
+const PACE_FACTOR = 0.95;
 /** The hold a refusal is reckoned to cost until one has said (Retry-After's usual 1 s). */
 const DEFAULT_HOLD_MS = 1000;
 /** After an answer much slower than the fastest seen: the window shrinks to this share. */
@@ -101,6 +110,22 @@ export class AutoControl {
 	 * the window there.
 	 */
 	private growth = 1 / PROBE_ROUNDS;
+	/** The requests a second the pace allows (Infinity until a refusal said the rate was too high). */
+	private rate = Infinity;
+	/** When the requests of about the last second went out, those refused left out. */
+	private recent: number[] = [];
+	/**
+	 * Since when requests have gone out without a break: from idle (nothing in flight or waiting
+	 * before), or since a hold ended.
+	 */
+	private busySince = 0;
+	/** Before this time the pace does not grow; probing it waits as the window's does. */
+	private paceProbeAt = 0;
+	private paceWaitMs = 0;
+	/** The pace set by the last refusal, which held until probing began. */
+	private paceHeld = Infinity;
+	/** Requests a second the pace grows by each second while probing. */
+	private paceGrowth = 1;
 
 	/** The requests that may be in flight now. */
 	get window(): number {
@@ -112,10 +137,17 @@ export class AutoControl {
 	 * refusal took, so that when a limit is reached one request learns it, not every one sent before
 	 * the first refusal came back (a limit that lets a second's worth through at once, a sliding
 	 * window, refuses all of those together). Never more than the window spread over the fastest
-	 * answer: the window's own pace is kept.
+	 * answer: the window's own pace is kept. Once a pace was learnt, never less than its interval.
 	 */
 	get spacingMs(): number {
-		return Math.min(this.refusedMs, this.fastestMs / this.window);
+		return Math.max(Math.min(this.refusedMs, this.fastestMs / this.window), 1000 / this.rate);
+	}
+
+	/** A request went out at `at`; `fromIdle`: nothing else was in flight or waiting. */
+	started(at: number, fromIdle: boolean): void {
+		if (fromIdle) this.busySince = at;
+		while (this.recent.length > 0 && this.recent[0] < at - 1000) this.recent.shift();
+		this.recent.push(at);
 	}
 
 	/**
@@ -124,32 +156,67 @@ export class AutoControl {
 	 */
 	held(ms: number, now: number): void {
 		this.holdMs = ms;
+		// Held, requests are not sent: the rate after the hold is measured from its end.
+		this.busySince = Math.max(this.busySince, now + ms);
 		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
 	/** What an attempt said about the API; one that got no answer (`failed`) says nothing. */
-	answered(attempt: Attempt, signal: Signal, now: number): void {
-		if (signal === 'refused') this.afterRefusal(attempt, now);
-		else if (signal === 'accepted') this.afterAnswer(attempt, now);
+	answered(attempt: Attempt, signal: Signal, now: number): boolean {
+		if (signal === 'refused') return this.afterRefusal(attempt, now);
+		if (signal === 'accepted') this.afterAnswer(attempt, now);
+		return false;
 	}
 
-	private afterRefusal(attempt: Attempt, now: number): void {
+	private afterRefusal(attempt: Attempt, now: number): boolean {
 		const tookMs = now - attempt.startedAt;
 		this.refusedMs = this.refusedMs === 0 ? tookMs : Math.min(this.refusedMs, tookMs);
-		// Refused at a level accepted since the last overshoot, after slow start and with more than
-		// one in flight: others (n8n workers share none of this memory) took the room. Otherwise
-		// this window overshot the limit.
+		const at = this.recent.indexOf(attempt.startedAt);
+		if (at >= 0) this.recent.splice(at, 1);
+		// Refused at a level accepted since the last overshoot, or with nothing else in flight: not
+		// too many at once. After slow start, with more than one in flight and no pace learnt yet,
+		// others (n8n workers share none of this memory) took the room; otherwise the requests came
+		// too close together (a limit of requests a second), and the pace slows. A refusal at a
+		// level never accepted: this window overshot the limit.
+		const tooClose = attempt.inFlight <= Math.max(1, this.mostAccepted);
 		const othersTookRoom =
-			attempt.inFlight <= this.mostAccepted && attempt.window > 1 && this.threshold < Infinity;
+			tooClose && attempt.window > 1 && this.threshold < Infinity && this.rate === Infinity;
 		if (!othersTookRoom) {
 			// Any overshoot says its level was too many, even one of a round already counted.
-			const below = Math.max(1, Math.floor((attempt.inFlight - 1) * RECOVER_FACTOR));
-			this.threshold = Math.min(this.threshold, below);
+			const below = Math.floor((attempt.inFlight - 1) * RECOVER_FACTOR);
+			this.threshold = Math.min(this.threshold, Math.max(1, below));
 		}
-		if (attempt.epoch !== this.epoch) return;
-		this.epoch++;
-		if (othersTookRoom) this.shareLimit(attempt, now);
-		else this.backOff(attempt, now);
+		if (attempt.epoch === this.epoch) {
+			this.epoch++;
+			if (tooClose && !othersTookRoom) this.slowPace(attempt, now);
+			if (othersTookRoom) this.shareLimit(attempt, now);
+			else this.backOff(attempt, now);
+		}
+		return othersTookRoom;
+	}
+
+	/**
+	 * The pace goes to a share of the rate accepted over the second before the refused request went
+	 * out (over less when the requests began within it, from idle: a second partly idle says nothing
+	 * of the rate), and never up. It probes up again once PROBE_HOLDS holds went by, twice as long
+	 * after each refused probe.
+	 */
+	private slowPace(attempt: Attempt, now: number): void {
+		const spanMs = Math.min(1000, attempt.startedAt - this.busySince);
+		const since = attempt.startedAt - spanMs;
+		const accepted = this.recent.filter((at) => at >= since && at < attempt.startedAt).length;
+		// One accepted request is no rate.
+		if (accepted < 2) return;
+		const probed = this.paceProbeAt > 0 && now >= this.paceProbeAt;
+		// A refused probe goes back to the pace that held before it.
+		const held = probed ? this.paceHeld : Infinity;
+		this.rate = Math.min(this.rate, held, (PACE_FACTOR * accepted * 1000) / spanMs);
+		this.paceHeld = this.rate;
+		this.paceGrowth = 1;
+		this.paceWaitMs = probed
+			? Math.min(MAX_PROBE_WAIT_MS, 2 * this.paceWaitMs)
+			: Math.max(this.paceWaitMs, PROBE_HOLDS * this.holdMs);
+		this.paceProbeAt = now + this.paceWaitMs;
 	}
 
 	/**
@@ -227,6 +294,12 @@ export class AutoControl {
 	 * level refused, fast when room was made (a worker sharing the limit finished).
 	 */
 	private grow(attempt: Attempt, now: number): void {
+		// A pace probes up by one request a second in its first second, and faster each second it is
+		// not refused (as the window, below).
+		if (now >= this.paceProbeAt && this.rate < Infinity) {
+			this.rate += this.paceGrowth / this.rate;
+			this.paceGrowth *= 1 + 1 / this.rate;
+		}
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (attempt.inFlight * 2 < this.window) return;
 		if (this.limit < this.threshold) this.limit = Math.min(this.threshold, this.limit + START_STEP);

@@ -7,7 +7,11 @@
 // failed (no answer); nothing when no request was made. Runs are served in turn: each run waits in
 // a queue of its own, and room in the window goes to the next run with a request waiting, so one
 // run's many queued requests hold another's back by one at most. Once a refusal was seen, Auto's
-// requests start no closer together than autoControl's spacing. Nothing here starts a timer of its
+// requests start no closer together than autoControl's spacing (and its pace, once learnt). A
+// refusal holds back every request of a fixed window; Auto's only when the API let nothing through
+// since the refusal before, or others took the room (`Limiter.holdFor`), and otherwise costs only
+// the refused request its wait. What Auto learnt stays with the credential and host for the next
+// run, until 10 minutes unused (`IDLE_RESET_MS`). Nothing here starts a timer of its
 // own: waiting for a permit is a promise resolved by a permit given back, and the Retry-After hold
 // and the spacing are n8n-workflow's `sleep`. Times are read from the monotonic clock
 // (`performance.now()`): a wall clock set back (or a test's frozen `Date.now`) must not hold
@@ -39,6 +43,16 @@ class Pool {
 	/** When the last request went out: the next waits for the spacing after it. */
 	private lastStartAt = -Infinity;
 	private lastUsed = performance.now();
+	/** When the last refusal came back (the monotonic clock). */
+	private refusedAt = -Infinity;
+	/** Whether a request that went out after the last refusal came back was accepted. */
+	private acceptedSinceRefusal = true;
+	/**
+	 * Auto: every request waits for the last refusal's Retry-After. It came to a request sent after
+	 * the refusal before came back, with nothing sent since accepted (the API lets nothing through),
+	 * or autoControl took it for others taking the room (the refused run gives way to them).
+	 */
+	private closed = false;
 
 	constructor(
 		adaptive: boolean,
@@ -55,9 +69,14 @@ class Pool {
 		return this.control?.window ?? this.fixed;
 	}
 
-	holdFor(ms: number): void {
+	/**
+	 * A refusal asked for a wait of `ms`: whether every request waits for it (see `Limiter.holdFor`).
+	 */
+	holdFor(ms: number): boolean {
+		if (this.control && !this.closed) return false;
 		this.holdUntil = Math.max(this.holdUntil, performance.now() + ms);
 		this.control?.held(ms, performance.now());
+		return true;
 	}
 
 	async acquire(queue: Array<() => void>, deadline?: number): Promise<Permit> {
@@ -70,6 +89,7 @@ class Pool {
 			this.control = new AutoControl();
 		}
 		this.lastUsed = performance.now();
+		const fromIdle = this.inFlight === 0 && this.turns.length === 0;
 		if (this.inFlight < this.window && this.turns.length === 0) this.inFlight++;
 		else await this.turn(queue, deadline);
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
@@ -86,6 +106,7 @@ class Pool {
 		}
 		permit.startedAt = this.lastStartAt = performance.now();
 		permit.epoch = this.control?.epoch ?? 0;
+		this.control?.started(permit.startedAt, fromIdle);
 		return permit;
 	}
 
@@ -114,7 +135,15 @@ class Pool {
 	release(permit: Permit, signal?: Signal): void {
 		this.inFlight--;
 		this.lastUsed = performance.now();
-		if (this.control && signal) this.control.answered(permit, signal, this.lastUsed);
+		if (signal === 'accepted' && permit.startedAt >= this.refusedAt)
+			this.acceptedSinceRefusal = true;
+		if (signal === 'refused') {
+			this.closed = permit.startedAt >= this.refusedAt && !this.acceptedSinceRefusal;
+			this.refusedAt = this.lastUsed;
+			this.acceptedSinceRefusal = false;
+		}
+		const crowded = this.control && signal && this.control.answered(permit, signal, this.lastUsed);
+		if (crowded) this.closed = true;
 		while (this.turns.length > 0 && this.inFlight < this.window) {
 			// The next run in turn; it goes to the back of the line if it has more waiting.
 			const queue = this.turns.shift()!;
@@ -154,11 +183,16 @@ export class Limiter {
 	}
 
 	/**
-	 * Holds back for `ms` from now every request of the runs that share this limiter's pool (a
-	 * longer hold already set stays).
+	 * A refusal just given back asked for a wait of `ms`. A fixed window holds back for it every
+	 * request of its run (a longer hold already set stays). Auto holds back every request of the
+	 * runs that share its pool only when the API let nothing through since the refusal before (the
+	 * refused request went out after that one came back, and nothing sent since was accepted), or
+	 * others took the room: otherwise only the refused request waits, and Auto's window and pace
+	 * take the others down. Returns whether the hold is every request's (the refused one then waits
+	 * at its next `acquire`).
 	 */
-	holdFor(ms: number): void {
-		this.pool.holdFor(ms);
+	holdFor(ms: number): boolean {
+		return this.pool.holdFor(ms);
 	}
 
 	/**

@@ -12,12 +12,14 @@
 //   failure that another attempt can mend. A request that is not repeatable (Send, Sender ID →
 //   Create or Update) is tried again only when `decide` proves it was not processed: a 429 or 503
 //   in the API's own words, a refused connection, a host name not resolved.
-// - A 429 or 503 holds back every request of the gate (the limiter the request waits in) until
-//   its `Retry-After` (seconds or an HTTP date) is over, or, when it has none and is tried again,
-//   its backoff. Which requests that is depends on the gate: a shared limiter (`sharedLimiter`;
-//   Requests in Parallel = Auto) holds every request of the credential and host in this n8n
-//   process, a run's own limiter (a fixed Requests in Parallel) the requests of that run, and a
-//   request without a gate only itself. A Retry-After longer than `policy.maxRetryAfterMs` holds
+// - A 429 or 503 makes the request wait until its `Retry-After` (seconds or an HTTP date) is
+//   over, or, when it has none and is tried again, its backoff; the gate (the limiter the request
+//   waits in) decides whether its other requests wait as long (`Limiter.holdFor`). A run's own
+//   limiter (a fixed Requests in Parallel) holds every request of that run. A shared limiter
+//   (`sharedLimiter`; Requests in Parallel = Auto) holds every request of the credential and host
+//   in this n8n process only when the API lets nothing through, or others took the room;
+//   otherwise the refused request alone waits and Auto's window and pace slow the others. A
+//   request without a gate waits alone. A Retry-After longer than `policy.maxRetryAfterMs` holds
 //   nothing: the request ends with that answer.
 // - Max Attempts is a ceiling: a request ends after `policy.maxAttempts` failed attempts in a row
 //   of its own (refusals, gateway errors, network failures); only an accepted answer (2xx) of
@@ -149,10 +151,8 @@ function backoffMs(policy: RetryPolicy, failures: number): number {
 }
 
 /**
- * Requests in Parallel's default: 0, Auto (limiter.ts). A 429 or 503 on any request of a limiter
- * holds back all of them (their retries included) until its Retry-After (without one, the backoff
- * of its retry) is over, so that requests in parallel never turn one refusal into a storm of
- * retries.
+ * Requests in Parallel's default: 0, Auto (limiter.ts): the window and the pace it learns from
+ * the API's refusals keep requests in parallel from turning one refusal into a storm of retries.
  */
 export const DEFAULT_PARALLEL_REQUESTS = 0;
 
@@ -329,16 +329,16 @@ export async function requestLoop(
 		} else {
 			gate.release(permit, isRefusal(result.statusCode) ? 'refused' : 'accepted');
 			next = retries.afterAnswer({ outcome: 'answered', response: result, attemptedAt });
-			// Whoever asked, every request of the gate waits as long too (see the top of this file).
-			if (next.retryAfter !== undefined) gate.holdFor(next.retryAfter);
+			// Whoever asked, the gate may hold every request as long too (see the top of this file).
+			if (next.retryAfter !== undefined && next.wait === undefined) gate.holdFor(next.retryAfter);
 		}
 		if (next.wait === undefined) return next.end;
-		// A refusal holds back the whole gate, whether or not this request waits for it; any other
-		// failure only this request.
-		if (next.refused) gate.holdFor(next.wait);
+		// A refusal may hold back the whole gate, this request with it; any other failure (and a
+		// refusal the gate does not hold for) only this request.
+		const heldByGate = next.refused === true && gate.holdFor(next.wait);
 		if (passes(deadline, next.wait)) throw new DeadlinePassed();
 		ifStopped = next.end;
-		if (!next.refused) await sleep(next.wait);
+		if (!heldByGate) await sleep(next.wait);
 	}
 }
 
