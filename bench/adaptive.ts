@@ -54,7 +54,7 @@ export interface Scenario {
 export const inFlightLimit =
 	(n: number, latencyMs: number) => (requests: number, firstAlone: boolean) =>
 		(firstAlone ? 1 + Math.ceil((requests - 1) / n) : Math.ceil(requests / n)) * latencyMs;
-export const rateLimit = (perSecond: number) => (requests: number) => (requests / perSecond) * 1000;
+const rateLimit = (perSecond: number) => (requests: number) => (requests / perSecond) * 1000;
 const BUCKET = { perSecond: 20, burst: 2 };
 
 const SCENARIOS: Scenario[] = [
