@@ -261,12 +261,13 @@ describe.each(lines().map((endpoints) => [endpoints.line, endpoints] as const))(
 			await waiting(executionId, 'Approval');
 			const links = await linksOfSend(0);
 			const answers = await Promise.all([post(links[0]), post(links[0]), post(links[1])]);
-			const statuses = answers.map((response) => response.status);
-			expect(statuses.filter((status) => status === 200)).toHaveLength(1);
 			// The node's own pages ("Answer recorded", "Already answered"), not n8n's, carry its headers.
+			// A post that reaches n8n once the resumed execution has finished gets n8n's own page
+			// (on 1.82 "no action required", with a 200), so the statuses alone prove nothing.
 			const pages = await Promise.all(answers.map(async (response) => await response.text()));
 			const own = answers.filter((_, at) => pages[at].includes('<main>'));
 			expect(own.length).toBeGreaterThanOrEqual(1);
+			expect(pages.filter((page) => page.includes('Answer recorded'))).toHaveLength(1);
 			for (const response of own) expectPageHeaders(response);
 			// The node's pages are never a server error; n8n's own answer to a post that races the
 			// resuming execution may be (n8n 2.x under load), and it changes nothing.
