@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { packageRoot } from '../test/helpers/package-root';
-import { adaptiveComparison } from './adaptive';
+import { adaptiveComparison, seededSimulator } from './adaptive';
 import { rememberedComparison } from './remembered';
 import type { ContenderName } from './contenders';
 import { STATUS_WINDOW, statusWindow } from './statusWindow';
@@ -106,18 +106,8 @@ const PORT_BASE = Number(process.env.BENCH_PORT_BASE || 0);
 const ports = (offset: number) =>
 	PORT_BASE ? { apiPort: PORT_BASE + offset, sendPort: PORT_BASE + offset + 1 } : {};
 
-async function startSimulator(records: number) {
-	const simulator = new Simulator({
-		token: 'bench-token',
-		balance: 1e12,
-		smsRecords: records,
-		contacts: 0,
-	});
-	// What measure() trims the SMS list back to, so that sent messages never pile up.
-	simulator.seeded = records;
-	await simulator.start(ports(910));
-	return simulator;
-}
+/** The seeded simulator (measure() trims the SMS list back to its records after each run). */
+const startSimulator = (records: number) => seededSimulator(records, ports(910));
 
 function median(values: number[]) {
 	const sorted = [...values].sort((a, b) => a - b);
