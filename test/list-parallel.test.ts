@@ -1,9 +1,13 @@
 // Get Many with Return All against an API 40 ms away: after the first page, several pages at once,
-// and exactly the records a one-page-at-a-time reader gets, in the same order.
+// and exactly the records a one-page-at-a-time reader gets, in the same order. The file runs on a
+// clock the test controls (test/helpers/virtual-clock.ts): the API's 40 ms and the node's waits
+// take their time on it, and a busy machine moves none of them.
 import { runWorkflow } from './helpers/n8n';
 import { TOKEN, useSimulator } from './helpers/simulator';
+import { useVirtualClock } from './helpers/virtual-clock';
 
 const ctx = useSimulator({ smsRecords: 1050, contacts: 430 });
+useVirtualClock();
 
 interface SimRequest {
 	arrivedAt: number;
