@@ -115,17 +115,15 @@ export class AutoControl {
 	/** When the requests of about the last second went out, those refused left out. */
 	private recent: number[] = [];
 	/**
-	 * Since when requests have gone out without a break: from idle (nothing in flight or waiting
-	 * before), or since a hold ended.
+	 * Since when the pool has had requests to send without a break. A wait the API asked for is no
+	 * break: a limit of requests a second saves no more room while it is waited out than its burst,
+	 * so the second before a refusal, wait or no wait, measures what the limit let through (a
+	 * sequential reader's pace, measured so, may start low; it probes up).
 	 */
 	private busySince = 0;
 	/** Before this time the pace does not grow; probing it waits as the window's does. */
 	private paceProbeAt = 0;
 	private paceWaitMs = 0;
-	/** The pace set by the last refusal, which held until probing began. */
-	private paceHeld = Infinity;
-	/** Requests a second the pace grows by each second while probing. */
-	private paceGrowth = 1;
 
 	/** The requests that may be in flight now. */
 	get window(): number {
@@ -143,9 +141,13 @@ export class AutoControl {
 		return Math.max(Math.min(this.refusedMs, this.fastestMs / this.window), 1000 / this.rate);
 	}
 
-	/** A request went out at `at`; `fromIdle`: nothing else was in flight or waiting. */
-	started(at: number, fromIdle: boolean): void {
-		if (fromIdle) this.busySince = at;
+	/**
+	 * A request went out at `at`, after the pool had nothing to send for `quietMs`: from idle when
+	 * that was as long as the fastest answer at least (a reader that sends its next request as an
+	 * answer comes is busy).
+	 */
+	started(at: number, quietMs: number): void {
+		if (quietMs >= this.fastestMs) this.busySince = at;
 		while (this.recent.length > 0 && this.recent[0] < at - 1000) this.recent.shift();
 		this.recent.push(at);
 	}
@@ -156,8 +158,6 @@ export class AutoControl {
 	 */
 	held(ms: number, now: number): void {
 		this.holdMs = ms;
-		// Held, requests are not sent: the rate after the hold is measured from its end.
-		this.busySince = Math.max(this.busySince, now + ms);
 		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
@@ -208,11 +208,7 @@ export class AutoControl {
 		// One accepted request is no rate.
 		if (accepted < 2) return;
 		const probed = this.paceProbeAt > 0 && now >= this.paceProbeAt;
-		// A refused probe goes back to the pace that held before it.
-		const held = probed ? this.paceHeld : Infinity;
-		this.rate = Math.min(this.rate, held, (PACE_FACTOR * accepted * 1000) / spanMs);
-		this.paceHeld = this.rate;
-		this.paceGrowth = 1;
+		this.rate = Math.min(this.rate, (PACE_FACTOR * accepted * 1000) / spanMs);
 		this.paceWaitMs = probed
 			? Math.min(MAX_PROBE_WAIT_MS, 2 * this.paceWaitMs)
 			: Math.max(this.paceWaitMs, PROBE_HOLDS * this.holdMs);
@@ -294,12 +290,10 @@ export class AutoControl {
 	 * level refused, fast when room was made (a worker sharing the limit finished).
 	 */
 	private grow(attempt: Attempt, now: number): void {
-		// A pace probes up by one request a second in its first second, and faster each second it is
-		// not refused (as the window, below).
-		if (now >= this.paceProbeAt && this.rate < Infinity) {
-			this.rate += this.paceGrowth / this.rate;
-			this.paceGrowth *= 1 + 1 / this.rate;
-		}
+		// A pace probes up by one request a second every second (a 1 / rate share per answer): a
+		// limit that saved room (a token bucket's burst) refuses only once that room is used up, so
+		// a pace that grew faster would overshoot it by more, and its next refusal would measure more.
+		if (now >= this.paceProbeAt && this.rate < Infinity) this.rate += 1 / this.rate;
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (attempt.inFlight * 2 < this.window) return;
 		if (this.limit < this.threshold) this.limit = Math.min(this.threshold, this.limit + START_STEP);

@@ -43,6 +43,11 @@ class Pool {
 	/** When the last request went out: the next waits for the spacing after it. */
 	private lastStartAt = -Infinity;
 	private lastUsed = performance.now();
+	/**
+	 * Until when the pool had something to send: the last answer's return, or the end of a refused
+	 * request's own Retry-After.
+	 */
+	private busyUntil = -Infinity;
 	/** When the last refusal came back (the monotonic clock). */
 	private refusedAt = -Infinity;
 	/** Whether a request that went out after the last refusal came back was accepted. */
@@ -73,7 +78,10 @@ class Pool {
 	 * A refusal asked for a wait of `ms`: whether every request waits for it (see `Limiter.holdFor`).
 	 */
 	holdFor(ms: number): boolean {
-		if (this.control && !this.closed) return false;
+		if (this.control && !this.closed) {
+			this.busyUntil = Math.max(this.busyUntil, performance.now() + ms);
+			return false;
+		}
 		this.holdUntil = Math.max(this.holdUntil, performance.now() + ms);
 		this.control?.held(ms, performance.now());
 		return true;
@@ -89,7 +97,9 @@ class Pool {
 			this.control = new AutoControl();
 		}
 		this.lastUsed = performance.now();
-		const fromIdle = this.inFlight === 0 && this.turns.length === 0;
+		// How long the pool had nothing to send: nothing in flight, waiting or waiting its Retry-After.
+		const quietMs =
+			this.inFlight === 0 && this.turns.length === 0 ? this.lastUsed - this.busyUntil : 0;
 		if (this.inFlight < this.window && this.turns.length === 0) this.inFlight++;
 		else await this.turn(queue, deadline);
 		const permit: Permit = { startedAt: 0, epoch: 0, inFlight: this.inFlight, window: this.window };
@@ -106,7 +116,7 @@ class Pool {
 		}
 		permit.startedAt = this.lastStartAt = performance.now();
 		permit.epoch = this.control?.epoch ?? 0;
-		this.control?.started(permit.startedAt, fromIdle);
+		this.control?.started(permit.startedAt, quietMs);
 		return permit;
 	}
 
@@ -135,6 +145,7 @@ class Pool {
 	release(permit: Permit, signal?: Signal): void {
 		this.inFlight--;
 		this.lastUsed = performance.now();
+		this.busyUntil = Math.max(this.busyUntil, this.lastUsed);
 		if (signal === 'accepted' && permit.startedAt >= this.refusedAt)
 			this.acceptedSinceRefusal = true;
 		if (signal === 'refused') {
