@@ -27,7 +27,10 @@ function mostAtOnce(requests: SimRequest[]) {
 	);
 }
 
-/** The records of a list read one page after another with plain HTTP, until the API says last. */
+/**
+ * The records of a list read one page after another with plain HTTP, until the API says last. Its
+ * `fetch` is not seen by the virtual clock: call it with the simulator's latency at 0.
+ */
 async function sequentialRead(path: string) {
 	const records: unknown[] = [];
 	for (let page = 1; ; page++) {
