@@ -115,20 +115,15 @@ export class AutoControl {
 	/** When the requests of about the last second went out, those refused left out. */
 	private recent: number[] = [];
 	/**
-	 * Since when the pool has had requests to send without a break, or since a hold of every request
-	 * ended (while held, others may have taken the room). A request's own wait is no break: a limit
-	 * of requests a second saves no more room while it is waited out than its burst, so the second
-	 * before a refusal measures what the limit let through (a sequential reader's pace, measured
-	 * so, may start low; it probes up).
+	 * Since when the pool has had requests to send without a break. A wait the API asked for is no
+	 * break: a limit of requests a second saves no more room while it is waited out than its burst,
+	 * so the second before a refusal, wait or no wait, measures what the limit let through (a
+	 * sequential reader's pace, measured so, may start low; it probes up).
 	 */
 	private busySince = 0;
 	/** Before this time the pace does not grow; probing it waits as the window's does. */
 	private paceProbeAt = 0;
 	private paceWaitMs = 0;
-	/** The rate requests went out at when the pace was last cut: the level refused. */
-	private paceRefused = Infinity;
-	/** Requests a second the pace grows by each second while probing. */
-	private paceGrowth = 1;
 
 	/** The requests that may be in flight now. */
 	get window(): number {
@@ -148,11 +143,11 @@ export class AutoControl {
 
 	/**
 	 * A request went out at `at`, after the pool had nothing to send for `quietMs`: from idle when
-	 * that was longer than the fastest answer (a reader that sends its next request as an answer
-	 * comes is busy), or than a second (the span a rate is measured over) before any answer.
+	 * that was as long as the fastest answer at least (a reader that sends its next request as an
+	 * answer comes is busy).
 	 */
 	started(at: number, quietMs: number): void {
-		if (quietMs > Math.min(this.fastestMs, 1000)) this.busySince = at;
+		if (quietMs >= this.fastestMs) this.busySince = at;
 		while (this.recent.length > 0 && this.recent[0] < at - 1000) this.recent.shift();
 		this.recent.push(at);
 	}
@@ -163,7 +158,6 @@ export class AutoControl {
 	 */
 	held(ms: number, now: number): void {
 		this.holdMs = ms;
-		this.busySince = Math.max(this.busySince, now + ms);
 		if (this.probeAt > now) this.probeAt = now + ms + this.probeWaitMs;
 	}
 
@@ -205,7 +199,7 @@ export class AutoControl {
 	 * The pace goes to a share of the rate accepted over the second before the refused request went
 	 * out (over less when the requests began within it, from idle: a second partly idle says nothing
 	 * of the rate), and never up. It probes up again once PROBE_HOLDS holds went by, twice as long
-	 * after each refused probe; a refused probe is measured as any refusal is.
+	 * after each refused probe.
 	 */
 	private slowPace(attempt: Attempt, now: number): void {
 		const spanMs = Math.min(1000, attempt.startedAt - this.busySince);
@@ -214,10 +208,7 @@ export class AutoControl {
 		// One accepted request is no rate.
 		if (accepted < 2) return;
 		const probed = this.paceProbeAt > 0 && now >= this.paceProbeAt;
-		const measured = (accepted * 1000) / spanMs;
-		this.paceRefused = Math.min(this.rate, measured);
-		this.rate = Math.min(this.rate, PACE_FACTOR * measured);
-		this.paceGrowth = 1;
+		this.rate = Math.min(this.rate, (PACE_FACTOR * accepted * 1000) / spanMs);
 		this.paceWaitMs = probed
 			? Math.min(MAX_PROBE_WAIT_MS, 2 * this.paceWaitMs)
 			: Math.max(this.paceWaitMs, PROBE_HOLDS * this.holdMs);
@@ -299,14 +290,10 @@ export class AutoControl {
 	 * level refused, fast when room was made (a worker sharing the limit finished).
 	 */
 	private grow(attempt: Attempt, now: number): void {
-		// A pace probes up by one request a second every second (a 1 / rate share per answer) up to
-		// the rate last refused, and faster each second past it (room was made). Near that rate, a
-		// limit that saved room (a token bucket's burst) refuses only once that room is used up: a
-		// pace that grew faster there would overshoot it by more, and its refusal would measure more.
-		if (now >= this.paceProbeAt && this.rate < Infinity) {
-			this.rate += this.paceGrowth / this.rate;
-			if (this.rate > this.paceRefused) this.paceGrowth *= 1 + 1 / this.rate;
-		}
+		// A pace probes up by one request a second every second (a 1 / rate share per answer): a
+		// limit that saved room (a token bucket's burst) refuses only once that room is used up, so
+		// a pace that grew faster would overshoot it by more, and its next refusal would measure more.
+		if (now >= this.paceProbeAt && this.rate < Infinity) this.rate += 1 / this.rate;
 		// Only a window in use grows: a run with few requests left learns nothing about more.
 		if (attempt.inFlight * 2 < this.window) return;
 		if (this.limit < this.threshold) this.limit = Math.min(this.threshold, this.limit + START_STEP);

@@ -44,8 +44,8 @@ class Pool {
 	private lastStartAt = -Infinity;
 	private lastUsed = performance.now();
 	/**
-	 * Until when the pool had something to send: the last answer's return, or the end of a
-	 * request's own wait before its next attempt (`waits`).
+	 * Until when the pool had something to send: the last answer's return, or the end of a refused
+	 * request's own Retry-After.
 	 */
 	private busyUntil = -Infinity;
 	/** When the last refusal came back (the monotonic clock). */
@@ -78,15 +78,13 @@ class Pool {
 	 * A refusal asked for a wait of `ms`: whether every request waits for it (see `Limiter.holdFor`).
 	 */
 	holdFor(ms: number): boolean {
-		if (this.control && !this.closed) return false;
+		if (this.control && !this.closed) {
+			this.busyUntil = Math.max(this.busyUntil, performance.now() + ms);
+			return false;
+		}
 		this.holdUntil = Math.max(this.holdUntil, performance.now() + ms);
 		this.control?.held(ms, performance.now());
 		return true;
-	}
-
-	/** A request waits `ms` on its own before its next attempt: the pool has something to send. */
-	waits(ms: number): void {
-		this.busyUntil = Math.max(this.busyUntil, performance.now() + ms);
 	}
 
 	async acquire(queue: Array<() => void>, deadline?: number): Promise<Permit> {
@@ -99,7 +97,7 @@ class Pool {
 			this.control = new AutoControl();
 		}
 		this.lastUsed = performance.now();
-		// How long the pool had nothing to send: nothing in flight, in a queue or in its own wait.
+		// How long the pool had nothing to send: nothing in flight, waiting or waiting its Retry-After.
 		const quietMs =
 			this.inFlight === 0 && this.turns.length === 0 ? this.lastUsed - this.busyUntil : 0;
 		if (this.inFlight < this.window && this.turns.length === 0) this.inFlight++;
@@ -206,11 +204,6 @@ export class Limiter {
 	 */
 	holdFor(ms: number): boolean {
 		return this.pool.holdFor(ms);
-	}
-
-	/** A request waits `ms` on its own before its next attempt (see `Pool.busyUntil`). */
-	waits(ms: number): void {
-		this.pool.waits(ms);
 	}
 
 	/**

@@ -338,10 +338,7 @@ export async function requestLoop(
 		const heldByGate = next.refused === true && gate.holdFor(next.wait);
 		if (passes(deadline, next.wait)) throw new DeadlinePassed();
 		ifStopped = next.end;
-		if (!heldByGate) {
-			gate.waits(next.wait);
-			await sleep(next.wait);
-		}
+		if (!heldByGate) await sleep(next.wait);
 	}
 }
 
