@@ -8,7 +8,7 @@
 import { startGateway, throughGateway, type Gateway, type GatewayOptions } from '../bench/gateway';
 import { runWorkflow, type Credentials } from './helpers/n8n';
 import { customers, send } from './helpers/send-fixtures';
-import { useSimulator } from './helpers/simulator';
+import { smsPagesWithoutTotals, useSimulator } from './helpers/simulator';
 import { useVirtualClock } from './helpers/virtual-clock';
 
 // Send answered on the API host too, so that one gateway stands before both: Send and Get Many
@@ -98,19 +98,13 @@ describe('Auto learns a rate, and a later run of the same credential starts from
 	 * with Return All from pages that give no totals, so one page after another, as the trigger
 	 * reads. Each run's requests refused and its time on this clock.
 	 */
-	const page = ctx.sim.page;
-	afterEach(() => {
-		ctx.sim.page = page;
-	});
+	let restorePages = () => {};
+	afterEach(() => restorePages());
 
 	async function twoRuns(gatewayOptions: Omit<GatewayOptions, 'target'>, sequential = false) {
 		const { gateway, credentials } = await gatewayFor(gatewayOptions);
 		if (sequential) {
-			ctx.sim.inject({ path: '/sms', noTotal: true, count: Infinity });
-			ctx.sim.page = (...args: Parameters<typeof page>) => ({
-				...page.apply(ctx.sim, args),
-				totalPages: undefined as unknown as number,
-			});
+			restorePages = smsPagesWithoutTotals(ctx.sim);
 			for (let k = 0; k < 10_000 - 300; k++)
 				ctx.sim.addSms({ recipient: '254712345678', content: 'Hi' });
 		}

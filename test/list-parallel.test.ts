@@ -3,7 +3,7 @@
 // clock the test controls (test/helpers/virtual-clock.ts): the API's 40 ms and the node's waits
 // take their time on it, and a busy machine moves none of them.
 import { runWorkflow } from './helpers/n8n';
-import { TOKEN, useSimulator } from './helpers/simulator';
+import { smsPagesWithoutTotals, TOKEN, useSimulator } from './helpers/simulator';
 import { useVirtualClock } from './helpers/virtual-clock';
 
 const ctx = useSimulator({ smsRecords: 1050, contacts: 430 });
@@ -95,12 +95,7 @@ describe('Return All in parallel, 40 ms from the API', () => {
 
 	test('without totals on the first page, pages go one after another, each from the record taken last', async () => {
 		// No totalElements, and totalPages is gone too: only `last` is left.
-		ctx.sim.inject({ path: '/sms', noTotal: true, count: Infinity });
-		const original = ctx.sim.page.bind(ctx.sim);
-		ctx.sim.page = (...args: Parameters<typeof original>) => ({
-			...original(...args),
-			totalPages: undefined as unknown as number,
-		});
+		const restore = smsPagesWithoutTotals(ctx.sim);
 		try {
 			const result = await runWorkflow({
 				parameters: { resource: 'sms', operation: 'getAll', returnAll: true },
@@ -121,7 +116,7 @@ describe('Return All in parallel, 40 ms from the API', () => {
 			expect(spans.length).toBeLessThanOrEqual(11);
 			expect(mostAtOnce(listRequests())).toBe(1);
 		} finally {
-			ctx.sim.page = original;
+			restore();
 		}
 	});
 

@@ -49,3 +49,19 @@ export function addMessage(sim: Simulator, status: string, sentAt: number) {
 		campaignId: undefined,
 	});
 }
+
+/**
+ * From now on the SMS list's pages give neither `totalElements` nor `totalPages`, only `last`, so
+ * Return All reads one page after another; returns what puts the pages back.
+ */
+export function smsPagesWithoutTotals(sim: Simulator): () => void {
+	sim.inject({ path: '/sms', noTotal: true, count: Infinity });
+	const page = sim.page;
+	sim.page = (...args: Parameters<typeof page>) => ({
+		...page.apply(sim, args),
+		totalPages: undefined as unknown as number,
+	});
+	return () => {
+		sim.page = page;
+	};
+}
