@@ -94,8 +94,8 @@ describeOnNewest(`the editor of n8n ${endpoints.version}`, () => {
 		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
 		await page.locator('[data-test-id=canvas-node]').first().waitFor();
 		await page.locator('[data-test-id=node-creator-plus-button]').click();
-		await page.locator('[data-test-id=node-creator-search-bar]').waitFor();
-		await page.keyboard.type('SMS Messaging');
+		// Into the search bar itself: keystrokes sent before its autofocus lands would go nowhere.
+		await page.locator('[data-test-id=node-creator-search-bar]').fill('SMS Messaging');
 		await page
 			.locator('[data-test-id=node-creator-item-name]', { hasText: /^SMS Messaging$/ })
 			.first()
@@ -132,8 +132,8 @@ describeOnNewest(`the editor of n8n ${endpoints.version}`, () => {
 		await page.goto(`${endpoints.n8nUrl}/workflow/${id}`);
 		await page.locator('[data-test-id=canvas-node]').first().waitFor();
 		await page.locator('[data-test-id=node-creator-plus-button]').click();
-		await page.locator('[data-test-id=node-creator-search-bar]').waitFor();
-		await page.keyboard.type('SMS Messaging');
+		// Into the search bar itself: keystrokes sent before its autofocus lands would go nowhere.
+		await page.locator('[data-test-id=node-creator-search-bar]').fill('SMS Messaging');
 		await page
 			.locator('[data-test-id=node-creator-item-name]', { hasText: /^SMS Messaging$/ })
 			.first()
