@@ -27,11 +27,15 @@ const emittedPairs = (outcome: PollOutcome) =>
 /**
  * Runs `run` from `time` on n8n's (wall) clock, which moves on from there as the run waits. Time
  * between polls passes on every clock (the limiter's monotonic one sees n8n idle, as a real process
- * does) and fires the timers due in it; with `jump`, only n8n's clock moves, the monotonic clock
- * and the timers set before keep their course (a poll still hanging when the next begins).
+ * does) and fires the timers due in it; with `onlyN8nClock`, the monotonic clock and the timers
+ * set before keep their course (a poll still hanging when the next begins).
  */
-async function at<T>(time: number, run: () => Promise<T>, jump = false): Promise<T> {
-	if (!jump && time > Date.now()) jest.advanceTimersByTime(time - Date.now());
+async function at<T>(
+	time: number,
+	run: () => Promise<T>,
+	{ onlyN8nClock = false } = {},
+): Promise<T> {
+	if (!onlyN8nClock && time > Date.now()) jest.advanceTimersByTime(time - Date.now());
 	jest.setSystemTime(time);
 	return await run();
 }
@@ -175,7 +179,7 @@ async function runHistory({
 			await Promise.race([hung.arrival, hanging]);
 			minutes += 11;
 			setTimeout(hung.release, 300);
-			outcome = await at(now(), () => trigger.poll(), true);
+			outcome = await at(now(), () => trigger.poll(), { onlyN8nClock: true });
 			const late = await hanging;
 			if (late.items !== null) problems.push(`round ${round}: a poll that lost its lease emitted`);
 		} else outcome = await at(now(), () => trigger.poll());
